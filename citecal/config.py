@@ -1,0 +1,243 @@
+"""Settings: defaults from the seed design, overridden by files, env and flags.
+
+Precedence, lowest first: built-in defaults (seed §9) → ``[tool.citecal]`` in
+the evaluated repository's ``pyproject.toml`` → ``citecal.toml`` in that
+repository → an explicit ``--config FILE`` → ``CITECAL_*`` environment
+variables → command-line flags. Every section is a pydantic model so a typo
+in a config file is an error with the key's name, not a silently ignored
+setting.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from citecal.errors import ConfigError
+
+# Indicator lists from seed §13.1, kept as data so users can extend them.
+EXTRACTIVE_INDICATORS: tuple[str, ...] = (
+    r"`[^`]+`",
+    r"\b(?:function|class|method|variable|field|constant|module|decorator|enum|interface|struct)\s+`?[A-Za-z_][\w.]*",
+    r"\b(?:defined|located|found|declared)\s+(?:in|at)\b",
+    r"\bnamed?\s+`?\w+`?",
+    r"\b(?:returns?|raises?|throws?|imports?|exports?|calls?)\s+`?[A-Za-z_][\w.]*\(?",
+)
+ABSTRACTIVE_INDICATORS: tuple[str, ...] = (
+    r"\b(?:handles?|manages?|responsible)\b",
+    r"\b(?:implements?|provides?|supports?)\b",
+    r"\b(?:architecture|design|pattern)\b",
+    r"\b(?:ensures?|guarantees?|prevents?)\b",
+)
+NON_CLAIM_PATTERNS: tuple[str, ...] = (
+    r"^#+\s",
+    r"^```",
+    r"^\s*[-*]\s*$",
+    r"^(?:this|in this)\s+(?:section|document|report)",
+    r"^see\s+(?:also|more)",
+    r"^note:",
+    r"\?\s*$",
+)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ExtractConfig(_Section):
+    """Claim detection for coverage (seed §6)."""
+
+    min_claim_words: int = Field(4, ge=1, description="Sentences shorter than this are not claims.")
+    non_claim_patterns: list[str] = Field(default_factory=lambda: list(NON_CLAIM_PATTERNS))
+
+
+class ValidationConfig(_Section):
+    """Structural validation limits."""
+
+    max_file_bytes: int = Field(
+        50_000_000, ge=1, description="Larger files are rejected as too large, never read whole."
+    )
+    binary_sniff_bytes: int = Field(8192, ge=512)
+
+
+class ClassifyConfig(_Section):
+    """Claim classification (seed §3.2.3, §9.3, §13.1)."""
+
+    extractive_indicators: list[str] = Field(default_factory=lambda: list(EXTRACTIVE_INDICATORS))
+    abstractive_indicators: list[str] = Field(default_factory=lambda: list(ABSTRACTIVE_INDICATORS))
+    default_unknown_handling: Literal["extractive", "llm"] = "extractive"
+    use_llm_classification: bool = False
+
+
+class ExtractiveConfig(_Section):
+    """Term matching thresholds (seed §4.3, §4.4)."""
+
+    supports_threshold: float = Field(0.8, ge=0, le=1, description="score >= this: supports.")
+    partial_threshold: float = Field(
+        0.5, ge=0, le=1, description="score >= this: partial (seed §9.1 term threshold)."
+    )
+    fuzzy_max_distance: int = Field(2, ge=0, description="Levenshtein distance for near-matches.")
+    fuzzy_min_length: int = Field(5, ge=1, description="Identifiers shorter than this match exactly.")
+    context_lines: int = Field(
+        10, ge=0, description="Lines around the range searched before suggesting expand_range."
+    )
+
+
+class PriceConfig(_Section):
+    """USD per one million tokens."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+def _default_pricing() -> dict[str, PriceConfig]:
+    # seed §14.1 (OpenAI list prices, November 2024)
+    return {
+        "gpt-4o-mini": PriceConfig(input=0.15, output=0.60),
+        "gpt-4o": PriceConfig(input=5.00, output=15.00),
+    }
+
+
+class JudgeConfig(_Section):
+    """LLM judge (seed §5, §9.2, §10.2, §14)."""
+
+    judge_model: str = "gpt-4o-mini"
+    escalation_model: str | None = "gpt-4o"
+    confidence_threshold: float = Field(
+        0.7, ge=0, le=1, description="Verdicts with a support-certainty below this escalate."
+    )
+    max_batch_size: int = Field(5, ge=1, le=50)
+    concurrency: int = Field(8, ge=1, le=256)
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint; env OPENAI_BASE_URL.")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Env var holding the API key.")
+    timeout_s: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+    backoff_base_s: float = Field(0.5, ge=0)
+    backoff_max_s: float = Field(30.0, ge=0)
+    context_lines: int = Field(3, ge=0, description="Lines shown around the cited range.")
+    max_code_lines: int = Field(200, ge=1, description="Cited code longer than this is cut.")
+    prompt: str = Field("v1", description="Prompt version name or path to a prompt file.")
+    structured_outputs: bool = True
+    temperature: float = 0.0
+    cache: bool = True
+    cache_path: str | None = Field(None, description="SQLite verdict cache; default user cache dir.")
+    pricing: dict[str, PriceConfig] = Field(default_factory=_default_pricing)
+
+
+class ArgillaConfig(_Section):
+    """Annotation with Argilla (seed §7)."""
+
+    api_url: str = Field("http://127.0.0.1:6900", description="env ARGILLA_API_URL")
+    api_key: str | None = Field(None, description="env ARGILLA_API_KEY")
+    workspace: str = "citecal"
+    min_submitted: int = Field(1, ge=1)
+    batch_size: int = Field(256, ge=1)
+
+
+class CalibrationConfig(_Section):
+    """Judge-human agreement (seed §7.3)."""
+
+    spearman_threshold: float = Field(0.6, ge=-1, le=1)
+    ceiling_margin: float = Field(0.05, ge=0, le=1)
+    bootstrap_resamples: int = Field(1000, ge=0)
+    seed: int | None = 0
+
+
+class Config(_Section):
+    """All settings, one section per stage."""
+
+    extract: ExtractConfig = Field(default_factory=ExtractConfig)
+    validation: ValidationConfig = Field(default_factory=ValidationConfig)
+    classify: ClassifyConfig = Field(default_factory=ClassifyConfig)
+    extractive: ExtractiveConfig = Field(default_factory=ExtractiveConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    argilla: ArgillaConfig = Field(default_factory=ArgillaConfig)
+    calibration: CalibrationConfig = Field(default_factory=CalibrationConfig)
+
+
+# env var -> (section, key); values are parsed by pydantic.
+ENV_VARS: dict[str, tuple[str, str]] = {
+    "CITECAL_JUDGE_MODEL": ("judge", "judge_model"),
+    "CITECAL_ESCALATION_MODEL": ("judge", "escalation_model"),
+    "CITECAL_CONCURRENCY": ("judge", "concurrency"),
+    "CITECAL_PROMPT": ("judge", "prompt"),
+    "CITECAL_CACHE_PATH": ("judge", "cache_path"),
+    "OPENAI_BASE_URL": ("judge", "base_url"),
+    "ARGILLA_API_URL": ("argilla", "api_url"),
+    "ARGILLA_API_KEY": ("argilla", "api_key"),
+    "CITECAL_ARGILLA_WORKSPACE": ("argilla", "workspace"),
+}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from exc
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def config_layers(repo: Path | None, config_file: Path | None) -> list[tuple[str, dict[str, Any]]]:
+    """The raw settings of each source in precedence order (lowest first)."""
+    layers: list[tuple[str, dict[str, Any]]] = []
+    if repo is not None and repo.is_dir():
+        pyproject = repo / "pyproject.toml"
+        if pyproject.is_file():
+            tool = _read_toml(pyproject).get("tool", {}).get("citecal")
+            if tool:
+                layers.append((f"{pyproject} [tool.citecal]", tool))
+        local = repo / "citecal.toml"
+        if local.is_file():
+            layers.append((str(local), _read_toml(local)))
+    if config_file is not None:
+        if not config_file.is_file():
+            raise ConfigError(f"config file not found: {config_file}")
+        data = _read_toml(config_file)
+        if config_file.name == "pyproject.toml":
+            data = data.get("tool", {}).get("citecal", {})
+        layers.append((str(config_file), data))
+    env: dict[str, Any] = {}
+    for var, (section, key) in ENV_VARS.items():
+        value = os.environ.get(var)
+        if value:
+            env.setdefault(section, {})[key] = value
+    if env:
+        layers.append(("environment", env))
+    return layers
+
+
+def load_config(
+    repo: Path | None = None,
+    config_file: Path | None = None,
+    overrides: dict[str, dict[str, Any]] | None = None,
+) -> Config:
+    """Build the effective configuration; raise :class:`ConfigError` naming the bad key."""
+    merged: dict[str, Any] = {}
+    source = "defaults"
+    try:
+        for source, data in config_layers(repo, config_file):
+            merged = _merge(merged, data)
+            Config.model_validate(merged)
+        source = "command-line options"
+        merged = _merge(merged, {k: v for k, v in (overrides or {}).items() if v})
+        return Config.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"{source}: invalid setting '{where}': {err['msg']}") from exc

@@ -1,0 +1,341 @@
+"""Records that cross stage boundaries.
+
+The names and fields here are public API (see README "JSON output"): the JSON
+written by ``citecal eval`` and read by ``citecal push`` is built from
+:class:`EvalResult`, and the annotation table written by ``citecal pull`` and
+read by ``citecal calibrate`` has exactly the columns of
+:data:`ANNOTATION_COLUMNS`. Add fields freely; never rename one casually.
+
+In-memory values passed between pure stages are frozen dataclasses; anything
+written to disk or printed as JSON is a pydantic model with a
+``schema_version``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+VerdictLabel = Literal["supports", "partial", "not_supports", "unverified"]
+"""Outcome of verifying one claim against its cited code."""
+
+Method = Literal["extractive", "llm"]
+"""How a verdict was reached: term matching in code, or an LLM judge."""
+
+Confidence = Literal["high", "medium", "low"]
+
+Mode = Literal["extractive", "abstractive", "unknown"]
+"""Claim classification (seed §3.2.3): which verifier a claim needs."""
+
+FailureType = Literal["invalid_file", "invalid_range", "not_supporting", "low_confidence"]
+"""Why a citation failed (seed §15.2)."""
+
+SuggestedAction = Literal["fix_reference", "rewrite_claim", "remove_citation", "expand_range"]
+"""What the correction loop should try first (seed §15.2)."""
+
+LineRangeAnswer = Literal["correct", "too_narrow", "too_broad"]
+
+
+# --------------------------------------------------------------------------- stage 1
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A reference to lines of a file in the evaluated repository.
+
+    Lines are 1-indexed and inclusive; a single-line citation ``[path:N]`` has
+    ``start_line == end_line``. The values are kept exactly as written, even
+    when nonsensical (``end_line < start_line``), so that validation can say
+    what is wrong instead of the parser silently fixing it.
+    """
+
+    file_path: str
+    start_line: int
+    end_line: int
+
+    def __str__(self) -> str:
+        if self.start_line == self.end_line:
+            return f"[{self.file_path}:{self.start_line}]"
+        return f"[{self.file_path}:{self.start_line}-{self.end_line}]"
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedCitation:
+    """One citation found in a report, with the claim it backs.
+
+    ``position`` is the character offset of the citation's bracket in the
+    report (of the bracket group when several citations share one bracket),
+    ``context`` the paragraph it sits in, ``section`` the nearest heading above
+    it ("" before the first heading), ``paragraph_index`` the 0-based index of
+    that paragraph in the report, ``occurrence`` how many earlier citations had
+    the same claim text and citation (this keeps ids stable and distinct).
+    """
+
+    citation: Citation
+    claim_text: str
+    section: str
+    paragraph_index: int
+    position: int
+    context: str
+    raw: str = ""
+    occurrence: int = 0
+
+    @property
+    def id(self) -> str:
+        """Stable id: same report text and citation give the same id."""
+        return citation_id(self.claim_text, str(self.citation), self.occurrence)
+
+
+def citation_id(claim_text: str, citation: str, occurrence: int = 0) -> str:
+    """Hash of claim + citation + occurrence index (DESIGN.md)."""
+    h = hashlib.sha256(f"{claim_text}\x1f{citation}\x1f{occurrence}".encode())
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A sentence of the report that asserts something about the code (seed §6)."""
+
+    text: str
+    section: str
+    paragraph_index: int
+    position: int
+    cited: bool
+
+
+# --------------------------------------------------------------------------- stage 2
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    """Structural check of one citation against the source store.
+
+    ``cited_content`` is the text of the cited lines (joined with ``\\n``, no
+    trailing newline) when ``valid``; ``language`` is the tree-sitter language
+    name guessed from the file name (``None`` when unknown).
+    """
+
+    valid: bool
+    error: str | None = None
+    failure_type: FailureType | None = None
+    cited_content: str | None = None
+    language: str | None = None
+
+
+# --------------------------------------------------------------------------- stage 3
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """Which verifier a claim needs, and why (seed §8.4)."""
+
+    mode: Mode
+    confidence: float
+    matched_patterns: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- stage 4
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Result of verifying one claim against its cited code.
+
+    ``score`` is the probability that the code supports the claim, in [0, 1]:
+    the term-coverage score for extractive checks, the judge's stated
+    probability (or the verdict/confidence mapping of DESIGN.md) for the LLM.
+    ``hint`` carries evidence for the correction loop, e.g. where a missing
+    name was found elsewhere in the file. ``escalated_from`` keeps the first
+    judge's answer when a low-confidence verdict was asked again of the
+    escalation model (the escalated answer decides).
+    """
+
+    verdict: VerdictLabel
+    method: Method
+    confidence: Confidence
+    score: float | None = None
+    reasoning: str = ""
+    matched_terms: tuple[str, ...] = ()
+    missing_terms: tuple[str, ...] = ()
+    model: str | None = None
+    prompt_version: str | None = None
+    tokens: int = 0
+    cost_usd: float = 0.0
+    hint: str | None = None
+    hint_lines: tuple[int, int] | None = None
+    escalated_from: Verdict | None = None
+    cached: bool = False
+
+
+# Judge support score when a judge only gives a verdict and a confidence (DESIGN.md).
+VERDICT_CONFIDENCE_SCORE: dict[tuple[str, str], float] = {
+    ("supports", "high"): 1.0,
+    ("supports", "medium"): 0.83,
+    ("supports", "low"): 0.67,
+    ("not_supports", "low"): 0.33,
+    ("not_supports", "medium"): 0.17,
+    ("not_supports", "high"): 0.0,
+    ("partial", "high"): 0.5,
+    ("partial", "medium"): 0.5,
+    ("partial", "low"): 0.5,
+}
+
+
+def support_score(verdict: str, confidence: str, score: float | None = None) -> float | None:
+    """The judge's support probability: its own ``score`` when given, else the mapping."""
+    if score is not None:
+        return float(score)
+    return VERDICT_CONFIDENCE_SCORE.get((verdict, confidence))
+
+
+# --------------------------------------------------------------------------- stage 5 (JSON)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Summary(_Model):
+    """Report-level metrics (seed §3.2.6, §8.6). Rates are null when their denominator is 0."""
+
+    total_citations: int = Field(description="Citations found in the report.")
+    valid_citations: int = Field(description="Citations that passed structural validation.")
+    validity_rate: float | None = Field(description="valid_citations / total_citations.")
+    extractive_checked: int = Field(description="Valid citations verified by term matching.")
+    extractive_supports: int = Field(description="Of those, verdict 'supports'.")
+    extractive_precision: float | None = Field(description="extractive_supports / checked.")
+    abstractive_checked: int = Field(description="Valid citations verified by the LLM judge.")
+    abstractive_supports: int = Field(description="Of those, verdict 'supports'.")
+    abstractive_precision: float | None = Field(description="abstractive_supports / checked.")
+    overall_precision: float | None = Field(description="All supports / all checked.")
+    unverified: int = Field(description="Valid citations no verifier could decide.")
+    total_claims: int = Field(description="Claim sentences in the report (seed §6).")
+    cited_claims: int = Field(description="Claims carrying at least one citation.")
+    coverage: float | None = Field(description="cited_claims / total_claims.")
+    llm_calls: int = Field(0, description="Judge API requests made (cache hits excluded).")
+    llm_tokens: int = Field(0, description="Prompt + completion tokens reported by the API.")
+    cost_usd: float = Field(0.0, description="Judge cost from the pricing table.")
+
+
+class EscalationRecord(_Model):
+    """The first judge answer of an escalated verdict (kept for audit)."""
+
+    model: str | None
+    verdict: VerdictLabel
+    confidence: Confidence
+    score: float | None
+    reasoning: str
+
+
+class CitationResult(_Model):
+    """One citation with every stage's outcome (a row of ``citations``)."""
+
+    id: str = Field(description="Stable hash of claim + citation + occurrence index.")
+    citation: str = Field(description="Normalised citation text, e.g. [src/a.py:1-5].")
+    file_path: str
+    start_line: int
+    end_line: int
+    claim: str = Field(description="The claim text the citation backs.")
+    section: str = Field(description="Nearest heading above the citation.")
+    paragraph_index: int
+    position: int = Field(description="Character offset of the citation in the report.")
+    valid: bool = Field(description="Structural validity.")
+    error: str | None = Field(description="Why the citation is invalid, or null.")
+    failure_type: FailureType | None = Field(description="Set when the citation failed.")
+    mode: Mode | None = Field(description="Claim classification; null when invalid.")
+    verdict: VerdictLabel | None = Field(description="Null for a structurally invalid citation.")
+    method: Method | None
+    confidence: Confidence | None
+    score: float | None = Field(description="Support probability in [0, 1].")
+    reasoning: str | None
+    matched_terms: list[str]
+    missing_terms: list[str]
+    suggested_action: SuggestedAction | None
+    model: str | None = Field(description="Judge model, for LLM verdicts.")
+    prompt_version: str | None = Field(description="Judge prompt name + content hash.")
+    # Additions beyond DESIGN.md's minimum (additive, documented in README).
+    language: str | None = Field(None, description="Language of the cited file.")
+    context: str = Field("", description="The paragraph around the citation.")
+    cited_code: str | None = Field(None, description="Text of the cited lines when valid.")
+    hint: str | None = Field(None, description="Evidence for the correction loop.")
+    tokens: int = Field(0, description="Judge tokens spent on this citation.")
+    cost_usd: float = Field(0.0, description="Judge cost of this citation.")
+    escalated_from: EscalationRecord | None = Field(None, description="First judge answer.")
+
+
+class EvalResult(_Model):
+    """What ``citecal eval`` returns and writes (schema_version 1)."""
+
+    schema_version: int = SCHEMA_VERSION
+    report: str = Field(description="Path (or name) of the evaluated report.")
+    repo: str = Field(description="Repository the citations were checked against.")
+    rev: str | None = Field(None, description="Git revision, when evaluated at one.")
+    summary: Summary
+    citations: list[CitationResult]
+    failed_citations: list[CitationResult]
+    uncited_claims: list[str] = Field(default_factory=list, description="Claims with no citation.")
+    warnings: list[str] = Field(default_factory=list, description="Degradations, one line each.")
+
+    @property
+    def needs_correction(self) -> bool:
+        """True if any citation failed (seed §8.6)."""
+        return bool(self.failed_citations)
+
+    @property
+    def is_perfect(self) -> bool:
+        """All citations valid and supporting, none failed (seed §8.6)."""
+        s = self.summary
+        return s.validity_rate == 1.0 and s.overall_precision == 1.0 and not self.failed_citations
+
+
+# --------------------------------------------------------------------------- annotation table
+
+ANNOTATION_COLUMNS: tuple[str, ...] = (
+    "record_id",
+    "report_id",
+    "citation",
+    "claim",
+    "cited_code",
+    "mode",
+    "judge_model",
+    "prompt_version",
+    "llm_verdict",
+    "llm_confidence",
+    "llm_score",
+    "annotator",
+    "human_score",
+    "line_range",
+    "notes",
+    "submitted_at",
+)
+"""Columns of the annotation table (DESIGN.md), in order. ``pull`` may add more
+columns after these (annotator_id, status, correction, language, ...);
+``calibrate`` requires only these."""
+
+
+class AnnotationRow(BaseModel):
+    """One (record, annotator) row of the annotation table."""
+
+    model_config = ConfigDict(extra="allow")
+
+    record_id: str
+    report_id: str
+    citation: str
+    claim: str
+    cited_code: str
+    mode: str | None = None
+    judge_model: str | None = None
+    prompt_version: str | None = None
+    llm_verdict: VerdictLabel | None = None
+    llm_confidence: Confidence | None = None
+    llm_score: float | None = None
+    annotator: str
+    human_score: int = Field(ge=0, le=3)
+    line_range: LineRangeAnswer | None = None
+    notes: str | None = None
+    submitted_at: str | None = None
