@@ -1,0 +1,81 @@
+"""The ``citecal`` command line: thin commands over the library.
+
+Each command parses options, calls one library function and prints. Library
+errors are typed (:mod:`citecal.errors`); :class:`CitecalGroup` turns them
+into one readable line and the error's exit code (2 for usage and input
+errors), never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from citecal import __version__
+from citecal.errors import CitecalError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class CitecalGroup(click.Group):
+    """A click group that reports citecal's expected errors in one line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CitecalError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+
+def output_options(formats: tuple[str, ...], default: str = "table") -> Callable[[F], F]:
+    """The shared ``--format`` / ``--output`` pair every reporting command takes."""
+
+    def decorator(fn: F) -> F:
+        fn = click.option(
+            "-o",
+            "--output",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Write to FILE (atomically) instead of standard output.",
+        )(fn)
+        fn = click.option(
+            "-f",
+            "--format",
+            "fmt",
+            type=click.Choice(formats),
+            default=default,
+            show_default=True,
+            help="Output format.",
+        )(fn)
+        return fn
+
+    return decorator
+
+
+@click.group(cls=CitecalGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, prog_name="citecal")
+def cli() -> None:
+    """Check that a report's citations support its claims, and calibrate the judge.
+
+    \b
+    citecal eval report.md --repo path/to/repo      verify every citation
+    citecal push eval.json --dataset review         queue claims for annotators
+    citecal pull --dataset review -o ann.parquet    fetch their scores
+    citecal calibrate ann.parquet                   judge-human agreement
+    """
+
+
+# Commands register here, one line each (keep sorted by command name).
+# -- commands --
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="citecal")

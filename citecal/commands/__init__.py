@@ -1,0 +1,1 @@
+"""One module per CLI command; each exports a click command registered in citecal.cli."""
