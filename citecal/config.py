@@ -81,7 +81,7 @@ class ExtractiveConfig(_Section):
         0.5, ge=0, le=1, description="score >= this: partial (seed §9.1 term threshold)."
     )
     fuzzy_max_distance: int = Field(2, ge=0, description="Levenshtein distance for near-matches.")
-    fuzzy_min_length: int = Field(5, ge=1, description="Identifiers shorter than this match exactly.")
+    fuzzy_min_length: int = Field(5, ge=1, description="Shorter identifiers match exactly.")
     context_lines: int = Field(
         10, ge=0, description="Lines around the range searched before suggesting expand_range."
     )
@@ -112,7 +112,7 @@ class JudgeConfig(_Section):
     )
     max_batch_size: int = Field(5, ge=1, le=50)
     concurrency: int = Field(8, ge=1, le=256)
-    base_url: str | None = Field(None, description="OpenAI-compatible endpoint; env OPENAI_BASE_URL.")
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Env var holding the API key.")
     timeout_s: float = Field(60.0, gt=0)
     max_retries: int = Field(3, ge=0)
@@ -124,7 +124,7 @@ class JudgeConfig(_Section):
     structured_outputs: bool = True
     temperature: float = 0.0
     cache: bool = True
-    cache_path: str | None = Field(None, description="SQLite verdict cache; default user cache dir.")
+    cache_path: str | None = Field(None, description="SQLite verdict cache file.")
     pricing: dict[str, PriceConfig] = Field(default_factory=_default_pricing)
 
 
@@ -231,7 +231,7 @@ def load_config(
     merged: dict[str, Any] = {}
     source = "defaults"
     try:
-        for source, data in config_layers(repo, config_file):
+        for source, data in config_layers(repo, config_file):  # noqa: B007 (named in errors)
             merged = _merge(merged, data)
             Config.model_validate(merged)
         source = "command-line options"
