@@ -35,7 +35,7 @@ def atomic_path(target: Path | str) -> Iterator[Path]:
             tmp.unlink()
 
 
-def atomic_write(target: Path | str, writer: Callable[[IO[bytes]], None]) -> None:
+def atomic_write(target: Path | str, writer: Callable[[IO[bytes]], object]) -> None:
     """Call ``writer`` with a binary file handle, then atomically publish it."""
     with atomic_path(target) as tmp, tmp.open("wb") as fh:
         writer(fh)
