@@ -9,16 +9,13 @@ errors), never a traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from citecal import __version__
+from citecal.commands._options import output_options
 from citecal.errors import CitecalError
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -32,31 +29,6 @@ class CitecalGroup(click.Group):
         except CitecalError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(exc.exit_code)
-
-
-def output_options(formats: tuple[str, ...], default: str = "table") -> Callable[[F], F]:
-    """The shared ``--format`` / ``--output`` pair every reporting command takes."""
-
-    def decorator(fn: F) -> F:
-        fn = click.option(
-            "-o",
-            "--output",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Write to FILE (atomically) instead of standard output.",
-        )(fn)
-        fn = click.option(
-            "-f",
-            "--format",
-            "fmt",
-            type=click.Choice(formats),
-            default=default,
-            show_default=True,
-            help="Output format.",
-        )(fn)
-        return fn
-
-    return decorator
 
 
 @click.group(cls=CitecalGroup, context_settings=CONTEXT_SETTINGS)
@@ -74,8 +46,14 @@ def cli() -> None:
 
 # Commands register here, one line each (keep sorted by command name).
 # -- commands --
+from citecal.commands.eval import eval_command  # noqa: E402
+
+cli.add_command(eval_command)
 
 
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="citecal")
+
+
+__all__ = ["CitecalGroup", "cli", "main", "output_options"]

@@ -1,0 +1,167 @@
+"""Stage 5: turn per-citation outcomes into failures, suggested actions and metrics.
+
+Pure functions over in-memory records: the pipeline hands over what each stage
+found and gets back the public :class:`~citecal.models.CitationResult` rows and
+the :class:`~citecal.models.Summary`. Keeping this separate from the pipeline
+makes the metric definitions (seed §3.2.6, §8.6) testable on hand-made rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citecal.models import (
+    CitationResult,
+    Classification,
+    EscalationRecord,
+    ExtractedCitation,
+    FailureType,
+    SuggestedAction,
+    Summary,
+    ValidationResult,
+    Verdict,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Everything the stages found about one citation."""
+
+    extracted: ExtractedCitation
+    validation: ValidationResult
+    classification: Classification | None = None
+    verdict: Verdict | None = None
+
+
+def rate(numerator: int, denominator: int) -> float | None:
+    """A ratio, or ``None`` when there is nothing to divide by (DESIGN.md)."""
+    return numerator / denominator if denominator else None
+
+
+def _hint_action(
+    verdict: Verdict, citation_start: int, citation_end: int, near: int
+) -> SuggestedAction | None:
+    """Where the missing evidence was seen decides between widening and re-pointing."""
+    if verdict.hint_lines is None:
+        return None
+    lo, hi = verdict.hint_lines
+    if lo >= citation_start - near and hi <= citation_end + near:
+        return "expand_range"
+    return "fix_reference"
+
+
+def failure_of(
+    outcome: Outcome, near_lines: int = 10
+) -> tuple[FailureType | None, SuggestedAction | None]:
+    """Failure type and first correction to try (seed §15.2), or ``(None, None)``.
+
+    Any structural error fails; so does any verdict short of a confident
+    "supports" (the seed's target is 100 % accuracy, §15.1). ``unverified``
+    is not a failure: nobody could decide, and the summary counts it apart.
+    """
+    validation, verdict = outcome.validation, outcome.verdict
+    citation = outcome.extracted.citation
+    if not validation.valid:
+        failure = validation.failure_type or "invalid_file"
+        error = (validation.error or "").lower()
+        if failure == "invalid_file" and error.startswith("binary"):
+            return failure, "remove_citation"
+        return failure, "fix_reference"
+    if verdict is None or verdict.verdict == "unverified":
+        return None, None
+    hinted = _hint_action(verdict, citation.start_line, citation.end_line, near_lines)
+    if verdict.verdict == "not_supports":
+        return "not_supporting", hinted or "rewrite_claim"
+    if verdict.verdict == "partial":
+        failure: FailureType = "low_confidence" if verdict.confidence == "low" else "not_supporting"
+        return failure, hinted or (
+            "expand_range" if failure == "low_confidence" else "rewrite_claim"
+        )
+    if verdict.confidence == "low":
+        return "low_confidence", hinted or "expand_range"
+    return None, None
+
+
+def to_result(outcome: Outcome, near_lines: int = 10) -> CitationResult:
+    """Flatten one outcome into the public JSON row."""
+    ex, val, cls, v = outcome.extracted, outcome.validation, outcome.classification, outcome.verdict
+    failure, action = failure_of(outcome, near_lines)
+    escalated = None
+    if v is not None and v.escalated_from is not None:
+        first = v.escalated_from
+        escalated = EscalationRecord(
+            model=first.model,
+            verdict=first.verdict,
+            confidence=first.confidence,
+            score=first.score,
+            reasoning=first.reasoning,
+        )
+    return CitationResult(
+        id=ex.id,
+        citation=str(ex.citation),
+        file_path=ex.citation.file_path,
+        start_line=ex.citation.start_line,
+        end_line=ex.citation.end_line,
+        claim=ex.claim_text,
+        section=ex.section,
+        paragraph_index=ex.paragraph_index,
+        position=ex.position,
+        valid=val.valid,
+        error=val.error,
+        failure_type=failure,
+        mode=cls.mode if cls is not None else None,
+        verdict=v.verdict if v is not None else None,
+        method=v.method if v is not None else None,
+        confidence=v.confidence if v is not None else None,
+        score=v.score if v is not None else None,
+        reasoning=v.reasoning if v is not None else None,
+        matched_terms=list(v.matched_terms) if v is not None else [],
+        missing_terms=list(v.missing_terms) if v is not None else [],
+        suggested_action=action,
+        model=v.model if v is not None else None,
+        prompt_version=v.prompt_version if v is not None else None,
+        language=val.language,
+        context=ex.context,
+        cited_code=val.cited_content,
+        hint=v.hint if v is not None else None,
+        tokens=v.tokens if v is not None else 0,
+        cost_usd=v.cost_usd if v is not None else 0.0,
+        escalated_from=escalated,
+    )
+
+
+def summarize(
+    rows: Sequence[CitationResult],
+    *,
+    total_claims: int,
+    cited_claims: int,
+    llm_calls: int = 0,
+    llm_tokens: int = 0,
+    cost_usd: float = 0.0,
+) -> Summary:
+    """Report metrics (seed §3.2.6): precision counts only decided verdicts."""
+    valid = [r for r in rows if r.valid]
+    extractive = [r for r in valid if r.method == "extractive" and r.verdict != "unverified"]
+    llm = [r for r in valid if r.method == "llm" and r.verdict != "unverified"]
+    ext_sup = sum(r.verdict == "supports" for r in extractive)
+    llm_sup = sum(r.verdict == "supports" for r in llm)
+    return Summary(
+        total_citations=len(rows),
+        valid_citations=len(valid),
+        validity_rate=rate(len(valid), len(rows)),
+        extractive_checked=len(extractive),
+        extractive_supports=ext_sup,
+        extractive_precision=rate(ext_sup, len(extractive)),
+        abstractive_checked=len(llm),
+        abstractive_supports=llm_sup,
+        abstractive_precision=rate(llm_sup, len(llm)),
+        overall_precision=rate(ext_sup + llm_sup, len(extractive) + len(llm)),
+        unverified=sum(r.verdict in (None, "unverified") for r in valid),
+        total_claims=total_claims,
+        cited_claims=cited_claims,
+        coverage=rate(cited_claims, total_claims),
+        llm_calls=llm_calls,
+        llm_tokens=llm_tokens,
+        cost_usd=round(cost_usd, 8),
+    )

@@ -1,0 +1,186 @@
+"""``citecal eval``: verify every citation of a report against a repository."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from citecal._io import atomic_write_text, read_text_file
+from citecal.commands._options import output_options
+from citecal.config import Config, load_config
+
+if TYPE_CHECKING:
+    from citecal.models import EvalResult
+    from citecal.source import SourceStore
+    from citecal.verify.judge import Judge
+
+# Stage modules are imported inside the command: ``citecal --help`` stays fast and
+# one command's heavy dependencies never load for another.
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not enabled,
+    )
+
+
+def _build_judge(
+    config: Config, prompt: str | None, model: str | None, no_cache: bool
+) -> tuple[Judge | None, str | None]:
+    """The judge, or why there is none (missing key, unreachable endpoint: degrade)."""
+    from citecal.verify.judge import JudgeUnavailable, build_judge
+
+    try:
+        return build_judge(config.judge, prompt=prompt, model=model, use_cache=not no_cache), None
+    except JudgeUnavailable as exc:
+        return None, str(exc)
+
+
+def _dry_run(report_text: str, store: SourceStore, config: Config, prompt: str | None) -> None:
+    from citecal.pipeline import analyse, judge_requests, routed
+    from citecal.verify.judge import estimate_cost
+
+    analysis = analyse(report_text, store, config)
+    requests = judge_requests(analysis, routed(analysis, config), store, config)
+    est = estimate_cost(requests, config.judge, prompt)
+    click.echo(
+        f"dry run: {len(requests)} claims would go to the judge ({config.judge.judge_model}) in "
+        f"{est.calls} calls, ~{est.prompt_tokens + est.completion_tokens} tokens "
+        f"(~{est.prompt_tokens} in, ~{est.completion_tokens} out), ~${est.cost_usd:.4f}; "
+        "nothing was sent"
+    )
+
+
+def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
+    from citecal.render import render_json, render_markdown, render_table
+
+    if fmt == "table" and output is None:
+        render_table(result, Console())
+        return
+    if fmt == "json":
+        text = render_json(result)
+    elif fmt == "markdown":
+        text = render_markdown(result)
+    else:
+        console = Console(record=True, width=140, file=io.StringIO())
+        render_table(result, console)
+        text = console.export_text()
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        atomic_write_text(output, text)
+        click.echo(f"wrote {output}", err=True)
+
+
+@click.command("eval")
+@click.argument("report", type=click.Path(path_type=Path))
+@click.option(
+    "--repo",
+    type=click.Path(path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Repository the report cites (a directory checkout, or a git repo with --rev).",
+)
+@click.option("--rev", default=None, help="Read files at this git revision (no checkout).")
+@output_options(("table", "json", "markdown"))
+@click.option("--no-llm", is_flag=True, help="Skip the LLM judge: abstractive claims unverified.")
+@click.option("--strict", is_flag=True, help="Exit 1 when any citation failed.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="TOML settings file (default: [tool.citecal] / citecal.toml in the repo).",
+)
+@click.option("--prompt", default=None, help="Judge prompt version (v1, …) or prompt file.")
+@click.option("--model", default=None, help="Judge model (default: judge.judge_model).")
+@click.option(
+    "--concurrency", type=click.IntRange(1, 256), default=None, help="Parallel judge requests."
+)
+@click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
+@click.option("--dry-run", is_flag=True, help="Show judge calls, tokens and cost; call nothing.")
+def eval_command(
+    report: Path,
+    repo: Path,
+    rev: str | None,
+    fmt: str,
+    output: Path | None,
+    no_llm: bool,
+    strict: bool,
+    config_file: Path | None,
+    prompt: str | None,
+    model: str | None,
+    concurrency: int | None,
+    no_cache: bool,
+    dry_run: bool,
+) -> None:
+    """Verify every citation of REPORT against the repository.
+
+    \b
+    Exit codes: 0 evaluated, 1 with --strict when a citation failed, 2 bad input.
+
+    \b
+    Examples:
+      citecal eval report.md --repo . --no-llm
+      citecal eval report.md --repo ~/src/project --rev v1.2.0 -f json -o eval.json
+      citecal eval report.md --repo . --dry-run
+      citecal eval report.md --repo . --strict -f markdown > citations.md
+    """
+    from citecal.pipeline import evaluate_report
+    from citecal.source import open_store
+
+    report_text = read_text_file(report, "report")
+    overrides: dict[str, dict[str, Any]] = {"judge": {}}
+    if concurrency:
+        overrides["judge"]["concurrency"] = concurrency
+    if prompt:
+        overrides["judge"]["prompt"] = prompt
+    config = load_config(repo if repo.is_dir() else None, config_file, overrides)
+    store = open_store(repo, rev, config.validation)
+    if dry_run:
+        _dry_run(report_text, store, config, prompt)
+        return
+    judge, reason = (None, "--no-llm") if no_llm else _build_judge(config, prompt, model, no_cache)
+    interactive = sys.stderr.isatty()
+    try:
+        with _progress(interactive) as bar:
+            task = bar.add_task("checking citations", total=None)
+            judged = bar.add_task("judging claims", total=None, visible=False)
+
+            def on_progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            def on_judged(done: int) -> None:
+                bar.update(judged, completed=done, visible=True)
+
+            result = evaluate_report(
+                report_text,
+                store,
+                config,
+                judge=judge,
+                no_judge_reason=reason,
+                report_name=str(report),
+                progress=on_progress,
+                judge_progress=on_judged,
+            )
+    finally:
+        if judge is not None:
+            judge.close()
+    for warning in result.warnings:
+        if fmt != "table" or output is not None:
+            click.echo(f"warning: {warning}", err=True)
+    _render(result, fmt, output)
+    if strict and result.failed_citations:
+        sys.exit(1)

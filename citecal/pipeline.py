@@ -1,0 +1,239 @@
+"""Run the stages: report → citations → validation → verdicts → EvalResult.
+
+The stages themselves are pure functions in :mod:`citecal.extract`,
+:mod:`citecal.verify` and :mod:`citecal.aggregate`; this module only sequences
+them, caches per-file work (each file is read and parsed once per run) and
+decides which claims the LLM judge sees (seed §5.1). The judge is optional:
+without one, abstractive claims are ``unverified`` and the result says why
+(graceful degradation, seed §10.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from citecal.aggregate import Outcome, summarize, to_result
+from citecal.config import Config
+from citecal.extract import coverage, extract_citations, find_claims
+from citecal.models import Classification, EvalResult, ExtractedCitation, Verdict
+from citecal.source import SourceFile, SourceFileError, SourceStore, SymbolIndex, build_symbol_index
+from citecal.verify import classify_claim, validate_citation, verify_extractive
+
+if TYPE_CHECKING:
+    from citecal.verify.judge import Judge, JudgeRequest
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class _FileCache:
+    """Per-run cache of parsed files: tree-sitter runs at most once per path."""
+
+    store: SourceStore
+    indexes: dict[str, SymbolIndex] = field(default_factory=dict)
+
+    def read(self, path: str) -> SourceFile:
+        return self.store.read(path)
+
+    def index(self, path: str) -> SymbolIndex:
+        idx = self.indexes.get(path)
+        if idx is None:
+            file = self.store.read(path)
+            idx = build_symbol_index(file.text, file.language)
+            self.indexes[path] = idx
+        return idx
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Stages 1–4a of one report: what is known before any LLM call."""
+
+    outcomes: list[Outcome]
+    total_claims: int
+    cited_claims: int
+    uncited_claims: list[str]
+
+
+def _unverified(reason: str) -> Verdict:
+    return Verdict(verdict="unverified", method="llm", confidence="low", reasoning=reason)
+
+
+def analyse(
+    report_text: str,
+    store: SourceStore,
+    config: Config,
+    progress: Progress | None = None,
+) -> Analysis:
+    """Extract, validate, classify and run the extractive check on every citation."""
+    extracted = extract_citations(report_text)
+    claims = find_claims(report_text, config.extract)
+    total_claims, cited_claims, _ = coverage(claims)
+    files = _FileCache(store)
+    outcomes: list[Outcome] = []
+    total = len(extracted)
+    for n, ex in enumerate(extracted, 1):
+        outcomes.append(_analyse_one(ex, files, config))
+        if progress is not None and (n % 500 == 0 or n == total):
+            progress(n, total)
+    return Analysis(
+        outcomes=outcomes,
+        total_claims=total_claims,
+        cited_claims=cited_claims,
+        uncited_claims=[c.text for c in claims if not c.cited],
+    )
+
+
+def _analyse_one(ex: ExtractedCitation, files: _FileCache, config: Config) -> Outcome:
+    validation = validate_citation(ex.citation, files.store)
+    if not validation.valid:
+        return Outcome(extracted=ex, validation=validation)
+    classification: Classification = classify_claim(ex.claim_text, config.classify)
+    verdict: Verdict | None = None
+    if classification.mode != "abstractive":
+        path, start, end = ex.citation.file_path, ex.citation.start_line, ex.citation.end_line
+        try:
+            file = files.read(path)
+            verdict = verify_extractive(
+                ex.claim_text,
+                validation.cited_content or "",
+                start,
+                end,
+                files.index(path),
+                config.extractive,
+                file.lines,
+            )
+        except SourceFileError as exc:  # validated above; a file changing mid-run lands here
+            return Outcome(
+                extracted=ex,
+                validation=replace(validation, valid=False, error=str(exc)),
+            )
+    return Outcome(
+        extracted=ex, validation=validation, classification=classification, verdict=verdict
+    )
+
+
+def routed(analysis: Analysis, config: Config) -> list[int]:
+    """Indexes of the outcomes the judge should see (seed §5.1)."""
+    from citecal.verify.judge import needs_judge
+
+    picked = []
+    for i, o in enumerate(analysis.outcomes):
+        if o.classification is None:
+            continue
+        if needs_judge(o.classification.mode, o.verdict, config.judge):
+            picked.append(i)
+    return picked
+
+
+def judge_requests(
+    analysis: Analysis, indexes: Sequence[int], store: SourceStore, config: Config
+) -> list[JudgeRequest]:
+    """Claim + cited code + a few lines of context for each routed citation."""
+    from citecal.verify.judge import JudgeRequest
+
+    k = config.judge.context_lines
+    requests: list[JudgeRequest] = []
+    for i in indexes:
+        o = analysis.outcomes[i]
+        c = o.extracted.citation
+        file = store.read(c.file_path)
+        before = file.lines(max(1, c.start_line - k), c.start_line - 1) if c.start_line > 1 else ""
+        last = min(file.line_count, c.end_line + k)
+        after = file.lines(c.end_line + 1, last) if c.end_line < last else ""
+        requests.append(
+            JudgeRequest(
+                key=o.extracted.id,
+                claim=o.extracted.claim_text,
+                citation=str(c),
+                file_path=c.file_path,
+                language=o.validation.language,
+                start_line=c.start_line,
+                end_line=c.end_line,
+                code=o.validation.cited_content or "",
+                before=before,
+                after=after,
+                extractive=o.verdict,
+            )
+        )
+    return requests
+
+
+def evaluate_report(
+    report_text: str,
+    store: SourceStore,
+    config: Config | None = None,
+    *,
+    judge: Judge | None = None,
+    no_judge_reason: str | None = None,
+    report_name: str = "<report>",
+    progress: Progress | None = None,
+    judge_progress: Callable[[int], None] | None = None,
+) -> EvalResult:
+    """Evaluate every citation of a report against a source store.
+
+    Args:
+        report_text: the Markdown report.
+        store: where cited files are read (directory or git revision).
+        config: settings; defaults from the seed design when omitted.
+        judge: the LLM judge for abstractive claims; ``None`` degrades gracefully.
+        no_judge_reason: why there is no judge (shown as a warning when claims
+            needed one), e.g. ``"--no-llm"`` or "OPENAI_API_KEY is not set".
+        report_name: shown in the output's ``report`` field.
+        progress: called with (done, total) during stages 1–4a.
+        judge_progress: called with the number of judged claims as they finish.
+    """
+    config = config or Config()
+    analysis = analyse(report_text, store, config, progress)
+    outcomes = list(analysis.outcomes)
+    warnings: list[str] = []
+    calls = tokens = 0
+    cost = 0.0
+    needing = [
+        i
+        for i, o in enumerate(outcomes)
+        if o.classification is not None
+        and (
+            o.classification.mode == "abstractive"
+            or o.verdict is None
+            or o.verdict.verdict == "unverified"
+        )
+    ]
+    if judge is not None:
+        indexes = routed(analysis, config)
+        if indexes:
+            run = judge.judge(judge_requests(analysis, indexes, store, config), judge_progress)
+            for i in indexes:
+                key = outcomes[i].extracted.id
+                if key in run.verdicts:
+                    outcomes[i] = replace(outcomes[i], verdict=run.verdicts[key])
+            calls, tokens = run.calls, run.prompt_tokens + run.completion_tokens
+            cost = run.cost_usd
+            warnings.extend(run.warnings)
+    elif needing:
+        reason = no_judge_reason or "no LLM judge configured"
+        for i in needing:
+            o = outcomes[i]
+            if o.verdict is None or o.verdict.verdict == "unverified":
+                outcomes[i] = replace(o, verdict=_unverified(f"LLM judge not used: {reason}"))
+        warnings.append(f"{len(needing)} claims need the LLM judge and are unverified: {reason}")
+    rows = [to_result(o, config.extractive.context_lines) for o in outcomes]
+    summary = summarize(
+        rows,
+        total_claims=analysis.total_claims,
+        cited_claims=analysis.cited_claims,
+        llm_calls=calls,
+        llm_tokens=tokens,
+        cost_usd=cost,
+    )
+    return EvalResult(
+        report=report_name,
+        repo=store.name,
+        rev=store.rev,
+        summary=summary,
+        citations=rows,
+        failed_citations=[r for r in rows if r.failure_type is not None],
+        uncited_claims=analysis.uncited_claims,
+        warnings=warnings,
+    )

@@ -1,0 +1,53 @@
+"""Markdown for pasting into a pull request: summary, failed citations, all citations."""
+
+from __future__ import annotations
+
+from citecal.models import EvalResult
+from citecal.render._format import SUMMARY_ROWS, outcome_label, pct, shorten
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(result: EvalResult) -> str:
+    """A self-contained Markdown document (GitHub-flavoured tables)."""
+    s = result.summary.model_dump()
+    out = [f"## citecal: {result.report}", ""]
+    out += ["| metric | value |", "|---|---:|"]
+    for label, count, rate_field in SUMMARY_ROWS:
+        value = " ".join(
+            part
+            for part in (str(s[count]) if count else "", pct(s[rate_field]) if rate_field else "")
+            if part
+        )
+        out.append(f"| {label} | {value} |")
+    out.append(f"| Cost | ${s['cost_usd']:.4f} |")
+    out.append("")
+    if result.warnings:
+        out += [f"> **Warning:** {_cell(w)}" for w in result.warnings]
+        out.append("")
+    if result.failed_citations:
+        out += [f"### Failed citations ({len(result.failed_citations)})", ""]
+        out += ["| citation | failure | action | claim | why |", "|---|---|---|---|---|"]
+        for r in result.failed_citations:
+            why = r.error or r.hint or r.reasoning or ""
+            out.append(
+                f"| `{_cell(r.citation)}` | {r.failure_type} | {r.suggested_action} "
+                f"| {_cell(shorten(r.claim, 120))} | {_cell(shorten(why, 160))} |"
+            )
+        out.append("")
+    out += ["<details><summary>All citations</summary>", ""]
+    out += ["| # | citation | outcome | mode | score | claim |", "|---:|---|---|---|---:|---|"]
+    for n, r in enumerate(result.citations, 1):
+        score = "" if r.score is None else f"{r.score:.2f}"
+        out.append(
+            f"| {n} | `{_cell(r.citation)}` | {outcome_label(r.verdict, r.valid)} | {r.mode or ''} "
+            f"| {score} | {_cell(shorten(r.claim, 120))} |"
+        )
+    out += ["", "</details>", ""]
+    if result.uncited_claims:
+        out += [f"### Uncited claims ({len(result.uncited_claims)})", ""]
+        out += [f"- {_cell(shorten(c, 200))}" for c in result.uncited_claims]
+        out.append("")
+    return "\n".join(out)
