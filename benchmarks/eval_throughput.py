@@ -1,0 +1,217 @@
+"""Throughput of the deterministic pipeline (issue: evaluation core).
+
+Generates a repository of 2 000 source files in six languages and a report with
+10 000 citations (valid, missing files, out-of-range, reversed ranges), then
+times ``evaluate_report`` (no LLM) and a *floor*: a minimal script that only
+finds the citations with a regex and reads the cited lines. Each run happens in
+a fresh child process so peak memory (ru_maxrss) belongs to that run alone.
+
+    .venv/bin/python benchmarks/eval_throughput.py [--files 2000] [--citations 10000]
+
+Targets (2-core machine): >= 5 000 citations/s, peak memory <= 500 MB,
+<= 5x the floor's time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TEMPLATES = {
+    "py": (
+        "class {C}:\n"
+        '    """{C} keeps {n} records."""\n\n'
+        "    def __init__(self, limit):\n"
+        "        self.limit = limit\n\n"
+        "    def {f}(self, value):\n"
+        "        # validate the value before storing it\n"
+        "        if value > self.limit:\n"
+        '            raise ValueError("{f} failed")\n'
+        "        return value\n\n"
+    ),
+    "js": (
+        "export class {C} {{\n"
+        "  constructor(limit) {{\n"
+        "    this.limit = limit;\n"
+        "  }}\n\n"
+        "  {f}(value) {{\n"
+        "    // validate the value before storing it\n"
+        '    if (value > this.limit) throw new Error("{f} failed");\n'
+        "    return value;\n"
+        "  }}\n"
+        "}}\n\n"
+    ),
+    "ts": (
+        "export interface {C}Options {{\n  limit: number;\n}}\n\n"
+        "export function {f}(opts: {C}Options, value: number): number {{\n"
+        '  if (value > opts.limit) {{ throw new Error("{f} failed"); }}\n'
+        "  return value;\n}}\n\n"
+    ),
+    "go": (
+        "type {C} struct {{\n\tLimit int\n}}\n\n"
+        "// {f} validates the value before storing it.\n"
+        "func (c *{C}) {f}(value int) (int, error) {{\n"
+        '\tif value > c.Limit {{\n\t\treturn 0, fmt.Errorf("{f} failed")\n\t}}\n'
+        "\treturn value, nil\n}}\n\n"
+    ),
+    "java": (
+        "class {C} {{\n  private int limit;\n\n"
+        "  int {f}(int value) {{\n"
+        "    // validate the value before storing it\n"
+        '    if (value > limit) throw new IllegalArgumentException("{f} failed");\n'
+        "    return value;\n  }}\n}}\n\n"
+    ),
+    "rs": (
+        "pub struct {C} {{\n    limit: i64,\n}}\n\n"
+        "impl {C} {{\n"
+        "    /// {f} validates the value before storing it.\n"
+        "    pub fn {f}(&self, value: i64) -> Result<i64, String> {{\n"
+        '        if value > self.limit {{ return Err("{f} failed".into()); }}\n'
+        "        Ok(value)\n    }}\n}}\n\n"
+    ),
+}
+
+CLAIMS = [
+    "The `{f}` method of `{C}` raises an error when the value exceeds the limit",
+    "The {C} class validates values before storing them",
+    "This module handles input validation for {C} records",
+    "The `{f}` function returns the value unchanged when it is within the limit",
+    "The `{C}` type caches results in a `LRUCache`",
+]
+
+
+def generate(root: Path, n_files: int, n_citations: int, seed: int = 7) -> Path:
+    """Write the synthetic repository and report; return the report path."""
+    rng = random.Random(seed)
+    langs = list(TEMPLATES)
+    files: list[tuple[str, int, list[tuple[str, str, int]]]] = []
+    for i in range(n_files):
+        ext = langs[i % len(langs)]
+        rel = f"pkg{i % 40}/mod_{i}.{ext}"
+        path = root / "repo" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        blocks, symbols, line = [], [], 1
+        for b in range(rng.randint(4, 12)):
+            cls, fn = f"Widget{i}x{b}", f"check_{i}_{b}"
+            block = TEMPLATES[ext].format(C=cls, f=fn, n=b)
+            symbols.append((cls, fn, line))
+            line += block.count("\n")
+            blocks.append(block)
+        path.write_text("".join(blocks))
+        files.append((rel, line - 1, symbols))
+    paragraphs = ["# Synthetic report", ""]
+    for n in range(n_citations):
+        rel, count, symbols = rng.choice(files)
+        cls, fn, start = rng.choice(symbols)
+        claim = rng.choice(CLAIMS).format(C=cls, f=fn)
+        kind = rng.random()
+        if kind < 0.80:
+            cite = f"[{rel}:{start}-{min(count, start + 9)}]"
+        elif kind < 0.88:
+            cite = f"[{rel.replace('mod_', 'missing_')}:{start}-{start + 5}]"
+        elif kind < 0.95:
+            cite = f"[{rel}:{count + 5}-{count + 20}]"
+        else:
+            cite = f"[{rel}:{start + 5}-{start}]"
+        if n % 40 == 0:
+            paragraphs += ["", f"## Section {n // 40}", ""]
+        paragraphs.append(f"{claim} {cite}.")
+    report = root / "report.md"
+    report.write_text("\n".join(paragraphs) + "\n")
+    return report
+
+
+FLOOR = r"""
+import re, sys, time
+from pathlib import Path
+report, repo = Path(sys.argv[1]), Path(sys.argv[2])
+t = time.perf_counter()
+text = report.read_text()
+cache = {}
+n = 0
+for m in re.finditer(r"\[([^:\]\s]+):(\d+)-(\d+)\]", text):
+    path, a, b = m.group(1), int(m.group(2)), int(m.group(3))
+    lines = cache.get(path)
+    if lines is None:
+        p = repo / path
+        lines = p.read_text().splitlines() if p.is_file() else []
+        cache[path] = lines
+    "\n".join(lines[a - 1 : b])
+    n += 1
+print(n, time.perf_counter() - t)
+"""
+
+PIPELINE = r"""
+import sys, time
+from pathlib import Path
+from citecal.config import Config
+from citecal.pipeline import evaluate_report
+from citecal.source import open_store
+report, repo = Path(sys.argv[1]), Path(sys.argv[2])
+t = time.perf_counter()
+result = evaluate_report(report.read_text(), open_store(repo), Config(), no_judge_reason="benchmark")
+elapsed = time.perf_counter() - t
+s = result.summary
+print(s.total_citations, elapsed, s.valid_citations, s.extractive_checked, s.unverified)
+"""
+
+
+def run_child(code: str, report: Path, repo: Path) -> tuple[list[str], float]:
+    """Run ``code`` in a fresh interpreter; return its printed fields and peak RSS in MB."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(report), str(repo)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return out, max(peak, before) / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--citations", type=int, default=10000)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        t = time.perf_counter()
+        report = generate(root, args.files, args.citations)
+        print(f"generated {args.files} files, {args.citations} citations in {time.perf_counter() - t:.1f}s")
+        floor, floor_mb = run_child(FLOOR, report, root / "repo")
+        pipe, pipe_mb = run_child(PIPELINE, report, root / "repo")
+    n, floor_s = int(floor[0]), float(floor[1])
+    total, pipe_s = int(pipe[0]), float(pipe[1])
+    rate = total / pipe_s
+    figures = {
+        "citations": total,
+        "pipeline_seconds": round(pipe_s, 3),
+        "citations_per_second": round(rate),
+        "peak_memory_mb": round(pipe_mb, 1),
+        "floor_seconds": round(floor_s, 3),
+        "floor_citations": n,
+        "ratio_vs_floor": round(pipe_s / floor_s, 2),
+        "valid": int(pipe[2]),
+        "extractive_checked": int(pipe[3]),
+        "unverified": int(pipe[4]),
+    }
+    print(f"pipeline : {total} citations in {pipe_s:.2f}s = {rate:,.0f} citations/s "
+          f"(target >= 5,000)  peak RSS {pipe_mb:.0f} MB (target <= 500)")
+    print(f"floor    : {n} citations in {floor_s:.3f}s (regex + read cited lines)")
+    print(f"ratio    : {pipe_s / floor_s:.1f}x the floor (target <= 5x)")
+    if args.json:
+        print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
