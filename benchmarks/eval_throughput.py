@@ -156,7 +156,8 @@ from citecal.pipeline import evaluate_report
 from citecal.source import open_store
 report, repo = Path(sys.argv[1]), Path(sys.argv[2])
 t = time.perf_counter()
-result = evaluate_report(report.read_text(), open_store(repo), Config(), no_judge_reason="benchmark")
+store = open_store(repo)
+result = evaluate_report(report.read_text(), store, Config(), no_judge_reason="benchmark")
 elapsed = time.perf_counter() - t
 s = result.summary
 print(s.total_citations, elapsed, s.valid_citations, s.extractive_checked, s.unverified)
@@ -186,8 +187,9 @@ def main() -> int:
         root = Path(tmp)
         t = time.perf_counter()
         report = generate(root, args.files, args.citations)
-        print(f"generated {args.files} files, {args.citations} citations in {time.perf_counter() - t:.1f}s")
-        floor, floor_mb = run_child(FLOOR, report, root / "repo")
+        took = time.perf_counter() - t
+        print(f"generated {args.files} files, {args.citations} citations in {took:.1f}s")
+        floor, _floor_mb = run_child(FLOOR, report, root / "repo")
         pipe, pipe_mb = run_child(PIPELINE, report, root / "repo")
     n, floor_s = int(floor[0]), float(floor[1])
     total, pipe_s = int(pipe[0]), float(pipe[1])
