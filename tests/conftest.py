@@ -1,0 +1,40 @@
+"""Shared fixtures: the bundled example and tiny repositories made on the fly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE_DIR = ROOT / "datasets" / "examples"
+
+
+@pytest.fixture(scope="session")
+def example_report() -> Path:
+    return EXAMPLE_DIR / "report.md"
+
+
+@pytest.fixture(scope="session")
+def example_repo() -> Path:
+    return EXAMPLE_DIR / "shopcart"
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
+    """Create a repository directory from {relative path: content}."""
+
+    def make(files: dict[str, str | bytes]) -> Path:
+        root = tmp_path / "repo"
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)
+        root.mkdir(exist_ok=True)
+        return root
+
+    return make
