@@ -1,0 +1,38 @@
+"""Read-only access to the evaluated repository: files, lines, languages.
+
+Stores (:class:`DirectoryStore`, :class:`GitStore`, chosen by
+:func:`open_store`) hand out :class:`SourceFile` objects indexed by line and
+raise :class:`SourceFileError` subclasses for files a citation cannot point
+at (missing, outside the repository, binary, not UTF-8).
+"""
+
+from citecal.source._directory import DirectoryStore
+from citecal.source._errors import (
+    BinaryFile,
+    FileMissing,
+    SourceFileError,
+    UndecodableFile,
+    UnreadableFile,
+    UnsafePath,
+)
+from citecal.source._files import SourceFile
+from citecal.source._git import GitStore
+from citecal.source._languages import language_for_path
+from citecal.source._open import open_store
+from citecal.source._store import CachingStore, SourceStore
+
+__all__ = [
+    "BinaryFile",
+    "CachingStore",
+    "DirectoryStore",
+    "FileMissing",
+    "GitStore",
+    "SourceFile",
+    "SourceFileError",
+    "SourceStore",
+    "UndecodableFile",
+    "UnreadableFile",
+    "UnsafePath",
+    "language_for_path",
+    "open_store",
+]
