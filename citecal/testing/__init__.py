@@ -1,0 +1,15 @@
+"""Test support shipped with citecal: a local OpenAI-compatible server.
+
+Lives in the package (not under ``tests/``) so the judge benchmark and the
+calibration notebook can use the same server as the test suite.
+"""
+
+from citecal.testing.openai_server import (
+    ChatRequest,
+    FakeOpenAIServer,
+    PromptClaim,
+    Reply,
+    heuristic_verdict,
+)
+
+__all__ = ["ChatRequest", "FakeOpenAIServer", "PromptClaim", "Reply", "heuristic_verdict"]

@@ -1,0 +1,450 @@
+"""A real, scriptable OpenAI-compatible HTTP server on 127.0.0.1.
+
+It speaks enough of the protocol (``POST /v1/chat/completions``,
+``GET /v1/models``) for the official ``openai`` client, so citecal's judge is
+tested, benchmarked and demonstrated through real HTTP without an API key::
+
+    with FakeOpenAIServer(latency_s=0.3) as srv:
+        os.environ["OPENAI_BASE_URL"] = srv.base_url
+        ...
+        srv.calls, srv.max_in_flight, srv.requests[0].model
+
+How a chat completion is answered, first match wins:
+
+1. the next scripted :class:`Reply` queued with :meth:`FakeOpenAIServer.script`
+   (status codes, headers such as ``Retry-After``, delays, raw malformed
+   bodies, fixed content, usage figures);
+2. the ``handler`` callable, given the parsed :class:`ChatRequest`; it returns
+   a :class:`Reply` or None to fall through;
+3. the deterministic **heuristic judge** (:func:`heuristic_verdict`): for each
+   claim found in a citecal judge prompt, the share of the claim's words
+   (4+ letters, stop words dropped, compared on their first 5 letters, code
+   identifiers split at ``_`` and camelCase) that occur in the *cited* lines
+   (``>``-marked) is the score; ``supports`` when it is at least 0.5;
+   confidence ``high`` when the score is ≥ 0.75 or < 0.2, ``medium`` when
+   ≥ 0.6 or < 0.35, else ``low``. Batch prompts get a JSON array keyed by
+   ``claim_id`` (``{"results": [...]}`` when a JSON schema was requested).
+
+Usage is ``characters / 4`` of the messages and of the answer unless scripted.
+``reject_response_format=True`` makes the server answer HTTP 400 to any
+request with ``response_format`` (like servers without structured outputs);
+``api_key`` makes it answer 401 to other keys; ``known_models`` makes it answer
+404 to other models.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = [
+    "ChatRequest",
+    "FakeOpenAIServer",
+    "PromptClaim",
+    "Reply",
+    "heuristic_verdict",
+]
+
+
+@dataclass
+class Reply:
+    """One scripted answer to a chat completion request.
+
+    ``content`` is the assistant message; ``status`` other than 200 sends an
+    OpenAI-style error body with ``error`` as its message (or ``body`` as the
+    whole JSON body); ``raw`` sends these bytes as the body, unparsed;
+    ``delay_s`` waits before answering (longer than the client timeout makes
+    a timeout); ``usage`` is ``(prompt_tokens, completion_tokens)``, and
+    ``no_usage`` leaves it out.
+    """
+
+    content: str | None = None
+    status: int = 200
+    error: str = "scripted error"
+    body: Any = None
+    raw: bytes | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    usage: tuple[int, int] | None = None
+    no_usage: bool = False
+
+    @classmethod
+    def json(cls, value: Any, **kw: Any) -> Reply:
+        """A 200 answer whose content is ``value`` as JSON."""
+        return cls(content=json.dumps(value), **kw)
+
+    @classmethod
+    def status_error(cls, status: int, error: str = "scripted error", **kw: Any) -> Reply:
+        """An HTTP error answer (e.g. 429 with ``headers={"Retry-After": "1"}``)."""
+        return cls(status=status, error=error, **kw)
+
+
+@dataclass(frozen=True)
+class PromptClaim:
+    """A claim found in a judge prompt with its cited lines (context lines dropped)."""
+
+    n: int
+    claim: str
+    code: str
+
+
+_BATCH_ITEM_RE = re.compile(
+    r'\[Claim (\d+)\]:\s*"(.*?)"\s*\n\[Code \1\][^\n]*\n(`{3,})[^\n]*\n(.*?)\n\3', re.DOTALL
+)
+_SINGLE_RE = re.compile(r'Claim:\s*"(.*?)"\s*\n.*?(`{3,})[^\n]*\n(.*?)\n\2', re.DOTALL)
+_CITED_LINE_RE = re.compile(r"^\s*\d+ > ?(.*)$")
+
+
+def _cited_lines(block: str) -> str:
+    lines = block.split("\n")
+    cited = [m.group(1) for line in lines if (m := _CITED_LINE_RE.match(line))]
+    return "\n".join(cited) if cited else block
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """A received chat completion request, parsed."""
+
+    body: dict[str, Any]
+    headers: dict[str, str]
+    received_at: float
+
+    @property
+    def model(self) -> str:
+        return str(self.body.get("model", ""))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        msgs = self.body.get("messages", [])
+        return msgs if isinstance(msgs, list) else []
+
+    def _content(self, role: str) -> str:
+        return "\n".join(str(m.get("content", "")) for m in self.messages if m.get("role") == role)
+
+    @property
+    def system(self) -> str:
+        return self._content("system")
+
+    @property
+    def user(self) -> str:
+        return self._content("user")
+
+    @property
+    def response_format(self) -> dict[str, Any] | None:
+        rf = self.body.get("response_format")
+        return rf if isinstance(rf, dict) else None
+
+    @property
+    def claims(self) -> list[PromptClaim]:
+        """Claims of a citecal judge prompt (batch numbering, or one single claim)."""
+        text = self.user
+        items = [
+            PromptClaim(int(m.group(1)), m.group(2), _cited_lines(m.group(4)))
+            for m in _BATCH_ITEM_RE.finditer(text)
+        ]
+        if items:
+            return items
+        m = _SINGLE_RE.search(text)
+        return [PromptClaim(1, m.group(1), _cited_lines(m.group(3)))] if m else []
+
+    @property
+    def is_batch(self) -> bool:
+        """True when the prompt numbers its claims (``[Claim 1]`` ...)."""
+        return bool(_BATCH_ITEM_RE.search(self.user))
+
+
+_STOP_WORDS = (
+    "this that with from into when then than they them their there these those which while "
+    "what where have has been being were will would should could also only each every such "
+    "some more most other over under about after before using uses used does make makes "
+    "code file line lines function method class returns value values"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def _words(text: str) -> list[str]:
+    out: list[str] = []
+    for token in re.findall(r"[A-Za-z][A-Za-z0-9_]*", text):
+        for part in re.split(r"_+|(?<=[a-z0-9])(?=[A-Z])", token):
+            w = part.lower()
+            if len(w) >= 4 and w not in _STOP:
+                out.append(w)
+    return out
+
+
+def heuristic_verdict(claim: str, code: str) -> dict[str, Any]:
+    """The server's deterministic answer for one claim (rules in the module doc)."""
+    claim_words = list(dict.fromkeys(_words(claim)))
+    code_keys = {w[:5] for w in _words(code)}
+    matched = [w for w in claim_words if w[:5] in code_keys]
+    missing = [w for w in claim_words if w[:5] not in code_keys]
+    score = len(matched) / len(claim_words) if claim_words else 0.0
+    if score >= 0.75 or score < 0.2:
+        confidence = "high"
+    elif score >= 0.6 or score < 0.35:
+        confidence = "medium"
+    else:
+        confidence = "low"
+    return {
+        "reasoning": (
+            f"{len(matched)} of {len(claim_words)} claim terms occur in the cited code"
+            f" (found: {', '.join(matched) or '-'}; missing: {', '.join(missing) or '-'})"
+        ),
+        "supports": score >= 0.5,
+        "confidence": confidence,
+        "score": round(score, 3),
+    }
+
+
+def heuristic_content(request: ChatRequest) -> str:
+    """The heuristic judge's answer text for a whole request."""
+    claims = request.claims
+    rf = request.response_format or {}
+    schema_name = str(rf.get("json_schema", {}).get("name", "")) if rf else ""
+    batch = request.is_batch or "batch" in schema_name
+    if not batch:
+        c = claims[0] if claims else PromptClaim(1, "", "")
+        return json.dumps(heuristic_verdict(c.claim, c.code))
+    items = [{"claim_id": c.n, **heuristic_verdict(c.claim, c.code)} for c in claims]
+    return json.dumps({"results": items} if rf else items)
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4) if text else 0
+
+
+class FakeOpenAIServer:
+    """An OpenAI-compatible server in a background thread (a context manager)."""
+
+    def __init__(
+        self,
+        *,
+        latency_s: float = 0.0,
+        handler: Callable[[ChatRequest], Reply | None] | None = None,
+        api_key: str | None = None,
+        known_models: Iterable[str] | None = None,
+        reject_response_format: bool = False,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.latency_s = latency_s
+        self.handler = handler
+        self.api_key = api_key
+        self.known_models = list(known_models) if known_models is not None else None
+        self.reject_response_format = reject_response_format
+        self._host = host
+        self._port = port
+        self._queue: collections.deque[Reply] = collections.deque()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.requests: list[ChatRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    # ------------------------------------------------------------------ control
+
+    def start(self) -> FakeOpenAIServer:
+        """Bind and serve in a daemon thread."""
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        httpd = ThreadingHTTPServer((self._host, self._port), Handler)
+        httpd.daemon_threads = True
+        httpd.block_on_close = False
+        self._httpd = httpd
+        self._stop.clear()
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and free the port (pending delays end at once)."""
+        self._stop.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``, for ``OPENAI_BASE_URL``."""
+        return f"http://{self._host}:{self.port}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        """Queue replies; each answers one chat completion request, in order."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    @property
+    def pending_replies(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def calls(self) -> int:
+        """Chat completion requests received."""
+        with self._lock:
+            return len(self.requests)
+
+    def reset(self) -> None:
+        """Forget received requests, scripted replies and the in-flight maximum."""
+        with self._lock:
+            self.requests.clear()
+            self._queue.clear()
+            self.max_in_flight = self.in_flight
+
+    # ------------------------------------------------------------------ serving
+
+    def _record(self, req: ChatRequest) -> Reply | None:
+        with self._lock:
+            self.requests.append(req)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            return self._queue.popleft() if self._queue else None
+
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def answer(self, req: ChatRequest, scripted: Reply | None) -> Reply:
+        """The reply to send (see the module doc for the order)."""
+        if self.api_key is not None and req.headers.get("authorization") != (
+            f"Bearer {self.api_key}"
+        ):
+            return Reply.status_error(401, "Incorrect API key provided")
+        if self.known_models is not None and req.model not in self.known_models:
+            return Reply.status_error(404, f"The model `{req.model}` does not exist")
+        if self.reject_response_format and req.response_format is not None:
+            return Reply.status_error(
+                400, "response_format 'json_schema' is not supported by this server"
+            )
+        if scripted is not None:
+            return scripted
+        if self.handler is not None:
+            reply = self.handler(req)
+            if reply is not None:
+                return reply
+        return Reply(content=heuristic_content(req))
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep unless the server stops; True if it stopped meanwhile."""
+        return self._stop.wait(seconds) if seconds > 0 else self._stop.is_set()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: FakeOpenAIServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # quiet: tests assert on the request log instead
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout test): nothing to deliver
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            models = self.owner.known_models or ["gpt-4o-mini", "gpt-4o"]
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "citecal"} for m in models
+            ]
+            self._send(200, json.dumps({"object": "list", "data": data}).encode())
+        else:
+            self._send(404, b'{"error": {"message": "not found"}}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._send(404, b'{"error": {"message": "not found"}}')
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, b'{"error": {"message": "request body is not JSON"}}')
+            return
+        req = ChatRequest(
+            body=body if isinstance(body, dict) else {},
+            headers={k.lower(): v for k, v in self.headers.items()},
+            received_at=time.monotonic(),
+        )
+        scripted = self.owner._record(req)
+        try:
+            reply = self.owner.answer(req, scripted)
+            if self.owner.wait(self.owner.latency_s + reply.delay_s):
+                return
+            self._reply(req, reply)
+        finally:
+            self.owner._done()
+
+    def _reply(self, req: ChatRequest, reply: Reply) -> None:
+        if reply.raw is not None:
+            self._send(reply.status, reply.raw, reply.headers)
+            return
+        if reply.status != 200:
+            body = reply.body or {
+                "error": {"message": reply.error, "type": "scripted", "code": reply.status}
+            }
+            self._send(reply.status, json.dumps(body).encode(), reply.headers)
+            return
+        content = reply.content if reply.content is not None else ""
+        out: dict[str, Any] = {
+            "id": f"chatcmpl-{id(req):x}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": req.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        if not reply.no_usage:
+            prompt_tokens, completion_tokens = reply.usage or (
+                sum(_tokens(str(m.get("content", ""))) for m in req.messages),
+                _tokens(content),
+            )
+            out["usage"] = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            }
+        self._send(200, json.dumps(out).encode(), reply.headers)

@@ -1,0 +1,68 @@
+"""LLM judge for abstractive claims (seed §3.2.5, §5, §10.2-10.3, §14).
+
+The pipeline routes claims with :func:`needs_judge`, builds
+:class:`JudgeRequest` values, and calls ``build_judge(config).judge(requests)``;
+``citecal eval --dry-run`` calls :func:`estimate_cost` instead.
+"""
+
+from citecal.verify.judge._batching import make_batches
+from citecal.verify.judge._cache import VerdictCache, cache_key, default_cache_path
+from citecal.verify.judge._client import JudgeAPIError, RetryPolicy, retry_after_s
+from citecal.verify.judge._judge import (
+    CONFIDENCE_CERTAINTY,
+    Judge,
+    build_judge,
+    estimate_cost,
+    is_loopback_url,
+    resolve_endpoint,
+)
+from citecal.verify.judge._parse import (
+    AnswerParseError,
+    JudgeAnswer,
+    parse_batch,
+    parse_single,
+    response_format,
+)
+from citecal.verify.judge._pricing import cost_usd, find_price
+from citecal.verify.judge._prompts import (
+    PromptTemplate,
+    available_prompts,
+    code_block,
+    load_prompt,
+    render_messages,
+)
+from citecal.verify.judge._routing import needs_judge
+from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, JudgeUnavailable
+
+__all__ = [
+    "CONFIDENCE_CERTAINTY",
+    "AnswerParseError",
+    "DryRunEstimate",
+    "Judge",
+    "JudgeAPIError",
+    "JudgeAnswer",
+    "JudgeRequest",
+    "JudgeRun",
+    "JudgeUnavailable",
+    "PromptTemplate",
+    "RetryPolicy",
+    "VerdictCache",
+    "available_prompts",
+    "build_judge",
+    "cache_key",
+    "code_block",
+    "cost_usd",
+    "default_cache_path",
+    "estimate_cost",
+    "find_price",
+    "is_loopback_url",
+    "load_prompt",
+    "make_batches",
+    "needs_judge",
+    "parse_batch",
+    "parse_single",
+    "render_messages",
+    "resolve_endpoint",
+    "response_format",
+    "retry_after_s",
+]

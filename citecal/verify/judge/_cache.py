@@ -1,0 +1,156 @@
+"""Persistent verdict cache (SQLite, WAL) so unchanged claims cost nothing twice.
+
+The key is a SHA-256 of everything the answer depends on: model, prompt
+version (name + content hash), claim, citation, cited code and its context
+lines. Each judge stage is cached under its own model, so a re-run replays a
+first-pass answer and, when it escalated, the escalation answer, with zero API
+calls. Only real answers are stored: ``unverified`` results of timeouts,
+outages or unparseable answers are retried next time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field
+
+from citecal.errors import InputError
+from citecal.models import Confidence, Verdict, VerdictLabel
+from citecal.verify.judge._types import JudgeRequest
+
+CACHE_SCHEMA_VERSION = 1
+
+
+def default_cache_path() -> Path:
+    """``<user cache dir>/citecal/judge-cache.sqlite3``."""
+    return Path(platformdirs.user_cache_dir("citecal")) / "judge-cache.sqlite3"
+
+
+def cache_key(model: str, prompt_version: str, request: JudgeRequest) -> str:
+    """SHA-256 over model, prompt version, claim, citation, code and context."""
+    parts = [
+        CACHE_SCHEMA_VERSION,
+        model,
+        prompt_version,
+        request.claim,
+        request.citation,
+        request.code,
+        request.before,
+        request.after,
+    ]
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+class CachedAnswer(BaseModel):
+    """One judge answer as stored on disk."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    schema_version: int = CACHE_SCHEMA_VERSION
+    verdict: VerdictLabel
+    confidence: Confidence
+    score: float | None
+    reasoning: str
+    model: str | None
+    prompt_version: str | None
+    tokens: int = Field(0, description="Tokens the original call spent on this answer.")
+    cost_usd: float = Field(0.0, description="Cost of the original call's share.")
+    created_at: str
+
+    @classmethod
+    def from_verdict(cls, v: Verdict) -> CachedAnswer:
+        return cls(
+            verdict=v.verdict,
+            confidence=v.confidence,
+            score=v.score,
+            reasoning=v.reasoning,
+            model=v.model,
+            prompt_version=v.prompt_version,
+            tokens=v.tokens,
+            cost_usd=v.cost_usd,
+            created_at=datetime.now(UTC).isoformat(),
+        )
+
+    def to_verdict(self) -> Verdict:
+        """The answer as a verdict of this run: cached, so it cost nothing now."""
+        return Verdict(
+            verdict=self.verdict,
+            method="llm",
+            confidence=self.confidence,
+            score=self.score,
+            reasoning=self.reasoning,
+            model=self.model,
+            prompt_version=self.prompt_version,
+            cached=True,
+        )
+
+
+class VerdictCache:
+    """A SQLite file mapping cache keys to judge answers; opened on first use."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path else default_cache_path()
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS answers ("
+                    " key TEXT PRIMARY KEY, answer TEXT NOT NULL, created_at TEXT NOT NULL)"
+                )
+                conn.commit()
+            except (OSError, sqlite3.Error) as exc:
+                raise InputError(
+                    f"cannot open the judge cache {self.path}: {exc}"
+                    " (set judge.cache_path or use --no-cache)"
+                ) from None
+            self._conn = conn
+        return self._conn
+
+    def get(self, key: str) -> Verdict | None:
+        """The cached answer for ``key`` (marked ``cached``), or None."""
+        with self._lock:
+            row = (
+                self._connect()
+                .execute("SELECT answer FROM answers WHERE key = ?", (key,))
+                .fetchone()
+            )
+        if row is None:
+            return None
+        try:
+            return CachedAnswer.model_validate_json(row[0]).to_verdict()
+        except ValueError:
+            return None  # written by an incompatible version: ask again, overwrite later
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        """Store a real judge answer (callers never store ``unverified`` fallbacks)."""
+        record = CachedAnswer.from_verdict(verdict)
+        with self._lock:
+            conn = self._connect()
+            conn.execute(
+                "INSERT OR REPLACE INTO answers (key, answer, created_at) VALUES (?, ?, ?)",
+                (key, record.model_dump_json(), record.created_at),
+            )
+            conn.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the connection (the file stays)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

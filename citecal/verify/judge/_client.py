@@ -1,0 +1,251 @@
+"""Chat completions with the retry policy of seed §10.2, over the official openai SDK.
+
+The SDK's own retries are switched off (``max_retries=0``) so the policy is
+exactly this one and can be tested:
+
+* HTTP 429, 408, 409 and 5xx: up to ``max_retries`` (3) retries with
+  exponential backoff and jitter; a ``Retry-After`` (seconds or HTTP date) or
+  ``retry-after-ms`` header is honoured instead of the computed delay (capped
+  at :data:`MAX_RETRY_AFTER_S`). Still failing after the retries: the run
+  stops with :class:`~citecal.errors.JudgeError`.
+* 400, 401, 403, 404, 422: no retry, the same request cannot succeed; the run
+  stops with :class:`~citecal.errors.JudgeError` and a hint (key, model name,
+  URL). Exception: a 400 about ``response_format`` raises
+  :class:`ResponseFormatRejected` so the judge falls back to plain JSON.
+* Timeout: retried once, then :class:`TimedOut` (the claims become
+  ``unverified``).
+* Connection refused / DNS / TLS failure: :class:`Unreachable` at once, and
+  every later call of the run fails fast the same way (the pipeline degrades,
+  seed §10.3).
+
+Waiting for a retry does not hold a concurrency slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from citecal.errors import JudgeError
+
+log = logging.getLogger("citecal.judge")
+
+MAX_RETRY_AFTER_S = 300.0
+"""Longest server-requested wait honoured; a longer one is cut to this."""
+
+RETRY_STATUSES = frozenset({408, 409, 429})
+NO_RETRY_STATUSES = frozenset({400, 401, 403, 404, 422})
+
+
+class JudgeAPIError(JudgeError):
+    """An API error that stops the run; ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, status: int, detail: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.detail = detail
+
+
+class Unreachable(Exception):
+    """The endpoint cannot be reached at all (connection refused, DNS, TLS)."""
+
+
+class TimedOut(Exception):
+    """A request timed out twice."""
+
+
+class ResponseFormatRejected(Exception):
+    """The endpoint rejected ``response_format`` (no structured-output support)."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answered request: the text and the API's usage figures."""
+
+    text: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    has_usage: bool
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retry and timeout settings (from :class:`~citecal.config.JudgeConfig`)."""
+
+    max_retries: int = 3
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 30.0
+    timeout_s: float = 60.0
+
+    def backoff(self, attempt: int) -> float:
+        """Exponential delay for retry ``attempt`` (0-based) with "equal jitter"."""
+        cap = min(self.backoff_max_s, self.backoff_base_s * float(2**attempt))
+        return cap / 2 + random.uniform(0, cap / 2)
+
+
+def retry_after_s(response: Any) -> float | None:
+    """Seconds the server asked to wait (``retry-after-ms``, ``Retry-After``), or None."""
+    if response is None:
+        return None
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return min(max(float(ms) / 1000, 0.0), MAX_RETRY_AFTER_S)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return min(max(when.timestamp() - time.time(), 0.0), MAX_RETRY_AFTER_S)
+
+
+def _short_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return " ".join(str(err["message"]).split())[:200]
+        if isinstance(err, str):
+            return " ".join(err.split())[:200]
+    return " ".join(str(exc.message).split())[:200]
+
+
+def _mentions_response_format(exc: openai.APIStatusError) -> bool:
+    text = f"{exc.message} {exc.body}".lower()
+    return any(w in text for w in ("response_format", "json_schema", "structured", "schema"))
+
+
+class ChatClient:
+    """An ``AsyncOpenAI`` client with citecal's retry policy and call accounting."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        base_url: str,
+        policy: RetryPolicy,
+        semaphore: asyncio.Semaphore,
+        api_key_env: str = "OPENAI_API_KEY",
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.client = client
+        self.base_url = base_url
+        self.policy = policy
+        self.semaphore = semaphore
+        self.api_key_env = api_key_env
+        self._sleep = sleep
+        self.unreachable: str | None = None
+        self.retries = 0
+        self.retried_statuses: set[int] = set()
+
+    def _fatal(self, exc: openai.APIStatusError, model: str, retried: int) -> JudgeAPIError:
+        status = exc.status_code
+        msg = _short_message(exc)
+        hints = {
+            401: f"check {self.api_key_env}",
+            403: f"the key in {self.api_key_env} may not have access to model '{model}'",
+            404: f"check the model name '{model}' (judge_model / --model) and the endpoint URL",
+            400: "the endpoint rejected the request",
+            422: "the endpoint rejected the request",
+        }
+        hint = hints.get(status, "")
+        tries = f" after {retried} retries" if retried else " (not retried)"
+        text = f"LLM judge API error: HTTP {status} from {self.base_url}{tries}: {msg}"
+        return JudgeAPIError(f"{text} ({hint})" if hint else text, status, msg)
+
+    async def complete(
+        self,
+        model: str,
+        messages: Sequence[dict[str, str]],
+        response_format: dict[str, Any] | None,
+        temperature: float,
+    ) -> Completion:
+        """Send one chat completion, applying the retry policy (module doc)."""
+        attempt = 0
+        timeouts = 0
+        while True:
+            if self.unreachable is not None:
+                raise Unreachable(self.unreachable)
+            extra: dict[str, Any] = {}
+            if response_format is not None:
+                extra["response_format"] = response_format
+            try:
+                async with self.semaphore:
+                    resp = await self.client.chat.completions.create(
+                        model=model,
+                        messages=list(messages),  # type: ignore[arg-type]
+                        temperature=temperature,
+                        timeout=self.policy.timeout_s,
+                        **extra,
+                    )
+            except openai.APITimeoutError:
+                timeouts += 1
+                if timeouts > 1:
+                    raise TimedOut(f"no answer within {self.policy.timeout_s:g}s") from None
+                log.warning("judge request timed out; retrying once")
+                await self._sleep(self.policy.backoff(0))
+                continue
+            except openai.APIConnectionError as exc:
+                cause = exc.__cause__ or exc
+                self.unreachable = f"{type(cause).__name__}: {cause}"[:200]
+                raise Unreachable(self.unreachable) from None
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if status == 400 and response_format is not None and _mentions_response_format(exc):
+                    raise ResponseFormatRejected(_short_message(exc)) from None
+                retryable = status in RETRY_STATUSES or status >= 500
+                if not retryable or status in NO_RETRY_STATUSES:
+                    raise self._fatal(exc, model, 0) from None
+                if attempt >= self.policy.max_retries:
+                    raise self._fatal(exc, model, attempt) from None
+                delay = retry_after_s(exc.response)
+                if delay is None:
+                    delay = self.policy.backoff(attempt)
+                log.warning("judge HTTP %s; retry %d in %.2fs", status, attempt + 1, delay)
+                attempt += 1
+                self.retries += 1
+                self.retried_statuses.add(status)
+                await self._sleep(delay)
+                continue
+            except (openai.APIResponseValidationError, ValueError) as exc:
+                log.warning("judge response is not a valid chat completion: %s", exc)
+                return Completion(None, 0, 0, has_usage=False)
+            return _completion(resp)
+
+
+def _completion(resp: Any) -> Completion:
+    choices = getattr(resp, "choices", None) or []
+    text: str | None = None
+    if choices:
+        message = getattr(choices[0], "message", None)
+        text = getattr(message, "content", None)
+        if not text:
+            # Some servers put a refusal or reasoning-only answer elsewhere.
+            text = getattr(message, "refusal", None) or text
+    usage = getattr(resp, "usage", None)
+    if usage is None:
+        return Completion(text, 0, 0, has_usage=False)
+    return Completion(
+        text,
+        int(getattr(usage, "prompt_tokens", 0) or 0),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+        has_usage=True,
+    )

@@ -1,0 +1,592 @@
+"""The LLM judge: batched, concurrent, cached, costed, escalating, fault tolerant.
+
+:func:`build_judge` checks what can be checked without the network (prompt,
+API key) and returns a :class:`Judge`; :meth:`Judge.judge` runs one set of
+requests and always returns a verdict per request unless the API refuses in a
+way that must stop the run (:class:`~citecal.errors.JudgeError`).
+
+Escalation: a first-pass verdict whose certainty is below
+``confidence_threshold`` is asked again, alone, of ``escalation_model``. The
+certainty of a confidence label is :data:`CONFIDENCE_CERTAINTY` (high 0.9,
+medium 0.6, low 0.3), so with the default threshold 0.7 medium and low answers
+escalate. Both answers are kept (``escalated_from``); the escalated one
+decides. Escalation is off when ``escalation_model`` is empty or equals the
+judge model; an escalation model the endpoint does not know (HTTP 404, e.g.
+``gpt-4o`` on a local server) switches escalation off for the run with a
+warning instead of stopping it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import ipaddress
+import logging
+import math
+import os
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+from urllib.parse import urlparse
+
+import openai
+
+from citecal.config import JudgeConfig
+from citecal.models import Verdict, support_score
+from citecal.verify.judge._batching import make_batches
+from citecal.verify.judge._cache import VerdictCache, cache_key
+from citecal.verify.judge._client import (
+    ChatClient,
+    Completion,
+    JudgeAPIError,
+    ResponseFormatRejected,
+    RetryPolicy,
+    TimedOut,
+    Unreachable,
+)
+from citecal.verify.judge._parse import (
+    AnswerParseError,
+    JudgeAnswer,
+    parse_batch,
+    parse_single,
+    response_format,
+)
+from citecal.verify.judge._pricing import cost_usd
+from citecal.verify.judge._prompts import PromptTemplate, load_prompt, render_messages
+from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, JudgeUnavailable
+
+log = logging.getLogger("citecal.judge")
+
+T = TypeVar("T")
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+LOCAL_API_KEY = "citecal-local"
+"""Key sent to a loopback endpoint when none is set (local servers accept any key)."""
+
+CONFIDENCE_CERTAINTY: dict[str, float] = {"high": 0.9, "medium": 0.6, "low": 0.3}
+"""Numeric certainty of a confidence label, compared with ``confidence_threshold``."""
+
+SINGLE_ANSWER_TOKENS = 200
+BATCH_ITEM_ANSWER_TOKENS = 120
+"""Dry-run allowances for answer tokens (seed §14.2-14.3: ~200 single, ~600 per 5)."""
+
+
+def is_loopback_url(url: str) -> bool:
+    """True for ``localhost`` and 127.0.0.0/8 or ``::1`` URLs."""
+    host = urlparse(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_endpoint(config: JudgeConfig) -> tuple[str, str]:
+    """Base URL and API key to use; raise JudgeUnavailable when there is no key.
+
+    A loopback endpoint (vLLM, Ollama, llama.cpp on this machine) may run
+    without ``OPENAI_API_KEY``: such servers accept any key, so a placeholder
+    is sent. Any other endpoint needs the key named by ``api_key_env``.
+    """
+    base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    key = os.environ.get(config.api_key_env, "").strip()
+    if not key:
+        if is_loopback_url(base_url):
+            return base_url, LOCAL_API_KEY
+        raise JudgeUnavailable(
+            f"LLM judge unavailable: {config.api_key_env} is not set"
+            f" (needed for {base_url}; use --no-llm to skip the judge)"
+        )
+    return base_url, key
+
+
+def count_tokens(text: str, model: str) -> int:
+    """Token count with tiktoken when installed, else the usual characters / 4."""
+    try:
+        import tiktoken
+    except ImportError:
+        return math.ceil(len(text) / 4)
+    try:
+        enc = tiktoken.encoding_for_model(model)
+    except KeyError:
+        enc = tiktoken.get_encoding("o200k_base")
+    return len(enc.encode(text))
+
+
+@dataclass
+class _Tally:
+    """Mutable accounting of one run (single event loop: no locking needed)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cache_hits: int = 0
+    no_usage_calls: int = 0
+    unpriced: set[str] = field(default_factory=set)
+    parse_failures: int = 0
+    timed_out: int = 0
+    unreachable: int = 0
+    escalation_failures: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def _split(total: int, n: int) -> list[int]:
+    """``total`` split into ``n`` integer shares that add up exactly."""
+    base, rest = divmod(total, n)
+    return [base + (1 if i < rest else 0) for i in range(n)]
+
+
+async def _gather_or_cancel(coros: Iterable[Awaitable[T]]) -> list[T]:
+    """Run concurrently; on the first error cancel the rest, then re-raise it."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+class _EscalationModelMissing(Exception):
+    pass
+
+
+class Judge:
+    """Verifies claims against cited code with an LLM (build with :func:`build_judge`).
+
+    Attributes:
+        model: first-pass judge model.
+        escalation_model: model asked again for uncertain verdicts, or None.
+        prompt_version: prompt name + content hash, stored on every verdict.
+        base_url: the OpenAI-compatible endpoint.
+    """
+
+    def __init__(
+        self,
+        config: JudgeConfig,
+        prompt: PromptTemplate,
+        model: str,
+        base_url: str,
+        api_key: str,
+        cache: VerdictCache | None,
+    ) -> None:
+        self.config = config
+        self.prompt = prompt
+        self.model = model
+        self.prompt_version = prompt.version
+        esc = (config.escalation_model or "").strip()
+        self.escalation_model: str | None = esc if esc and esc != model else None
+        self.base_url = base_url
+        self._api_key = api_key
+        self.cache = cache
+        self._structured = config.structured_outputs
+        self._policy = RetryPolicy(
+            max_retries=config.max_retries,
+            backoff_base_s=config.backoff_base_s,
+            backoff_max_s=config.backoff_max_s,
+            timeout_s=config.timeout_s,
+        )
+
+    # ------------------------------------------------------------------ public
+
+    def judge(
+        self,
+        requests: Sequence[JudgeRequest],
+        progress: Callable[[int], None] | None = None,
+    ) -> JudgeRun:
+        """Judge every request; block until done.
+
+        ``progress`` is called with the number of requests just finished (an
+        increment, cache hits included). Runs its own event loop; inside an
+        already running loop (a Jupyter kernel) it runs in a worker thread.
+
+        Raises:
+            JudgeError: an API error the retry policy cannot get past.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.ajudge(requests, progress))
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="citecal-judge") as ex:
+            return ex.submit(asyncio.run, self.ajudge(requests, progress)).result()
+
+    async def ajudge(
+        self,
+        requests: Sequence[JudgeRequest],
+        progress: Callable[[int], None] | None = None,
+    ) -> JudgeRun:
+        """The coroutine behind :meth:`judge`, for callers that have a loop."""
+        keys = [r.key for r in requests]
+        if len(set(keys)) != len(keys):
+            raise ValueError("JudgeRequest keys must be unique within a run")
+        if not requests:
+            return JudgeRun(verdicts={})
+        tally = _Tally()
+        done = progress or (lambda n: None)
+        first: dict[str, Verdict] = {}
+        pending: list[JudgeRequest] = []
+        for r in requests:
+            hit = self._cache_get(self.model, r)
+            if hit is not None:
+                first[r.key] = hit
+                tally.cache_hits += 1
+            else:
+                pending.append(r)
+        client = openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=self.config.timeout_s,
+        )
+        chat = ChatClient(
+            client,
+            self.base_url,
+            self._policy,
+            asyncio.Semaphore(self.config.concurrency),
+            api_key_env=self.config.api_key_env,
+        )
+        state: dict[str, Any] = {"escalate": self.escalation_model is not None}
+        try:
+
+            async def from_cache(r: JudgeRequest) -> dict[str, Verdict]:
+                final = await self._finish(chat, r, first[r.key], tally, state)
+                done(1)
+                return {r.key: final}
+
+            async def from_batch(batch: list[JudgeRequest]) -> dict[str, Verdict]:
+                got = await self._first_pass(chat, batch, tally)
+                finals = await _gather_or_cancel(
+                    self._finish(chat, r, got[r.key], tally, state) for r in batch
+                )
+                out = {r.key: v for r, v in zip(batch, finals, strict=True)}
+                done(len(batch))
+                return out
+
+            coros: list[Awaitable[dict[str, Verdict]]] = [
+                from_cache(r) for r in requests if r.key in first
+            ]
+            coros += [from_batch(b) for b in make_batches(pending, self.config.max_batch_size)]
+            parts = await _gather_or_cancel(coros)
+        finally:
+            await client.close()
+        merged: dict[str, Verdict] = {}
+        for part in parts:
+            merged.update(part)
+        self._summarise(tally, chat)
+        return JudgeRun(
+            verdicts={k: merged[k] for k in keys},
+            calls=tally.calls,
+            prompt_tokens=tally.prompt_tokens,
+            completion_tokens=tally.completion_tokens,
+            cost_usd=tally.cost_usd,
+            cache_hits=tally.cache_hits,
+            warnings=tally.warnings,
+        )
+
+    def close(self) -> None:
+        """Release the cache connection (the client is per run and already closed)."""
+        if self.cache is not None:
+            self.cache.close()
+
+    # ------------------------------------------------------------------ stages
+
+    def _cache_get(self, model: str, r: JudgeRequest) -> Verdict | None:
+        if self.cache is None:
+            return None
+        return self.cache.get(cache_key(model, self.prompt_version, r))
+
+    def _cache_put(self, model: str, r: JudgeRequest, v: Verdict) -> None:
+        if self.cache is not None and v.verdict != "unverified":
+            self.cache.put(cache_key(model, self.prompt_version, r), v)
+
+    def _unverified(self, model: str, why: str, tokens: int = 0, cost: float = 0.0) -> Verdict:
+        return Verdict(
+            verdict="unverified",
+            method="llm",
+            confidence="low",
+            score=None,
+            reasoning=why,
+            model=model,
+            prompt_version=self.prompt_version,
+            tokens=tokens,
+            cost_usd=cost,
+        )
+
+    def _verdict(self, a: JudgeAnswer, model: str, tokens: int, cost: float) -> Verdict:
+        return Verdict(
+            verdict=a.verdict,
+            method="llm",
+            confidence=a.confidence,
+            score=support_score(a.verdict, a.confidence, a.score),
+            reasoning=a.reasoning,
+            model=model,
+            prompt_version=self.prompt_version,
+            tokens=tokens,
+            cost_usd=cost,
+        )
+
+    async def _call(
+        self, chat: ChatClient, model: str, batch: Sequence[JudgeRequest], tally: _Tally
+    ) -> tuple[Completion, float]:
+        """One API request for ``batch``; falls back to plain JSON once if needed."""
+        messages = render_messages(
+            self.prompt, batch, self.config.max_code_lines, self.config.context_lines
+        )
+        is_batch = len(batch) > 1
+        while True:
+            rf = response_format(is_batch) if self._structured else None
+            try:
+                comp = await chat.complete(model, messages, rf, self.config.temperature)
+            except ResponseFormatRejected as exc:
+                if self._structured:
+                    self._structured = False
+                    tally.warnings.append(
+                        f"endpoint {self.base_url} rejected structured outputs ({exc});"
+                        " using plain JSON instructions"
+                    )
+                continue
+            break
+        tally.calls += 1
+        tally.prompt_tokens += comp.prompt_tokens
+        tally.completion_tokens += comp.completion_tokens
+        if not comp.has_usage:
+            tally.no_usage_calls += 1
+        cost = cost_usd(model, comp.prompt_tokens, comp.completion_tokens, self.config.pricing)
+        if cost is None:
+            tally.unpriced.add(model)
+            cost = 0.0
+        tally.cost_usd += cost
+        return comp, cost
+
+    async def _ask_single(
+        self, chat: ChatClient, model: str, r: JudgeRequest, tally: _Tally
+    ) -> Verdict:
+        """Ask about one claim; failures become ``unverified``/``low`` (never raise)."""
+        try:
+            comp, cost = await self._call(chat, model, [r], tally)
+        except TimedOut as exc:
+            tally.timed_out += 1
+            return self._unverified(model, f"judge timed out: {exc}")
+        except Unreachable:
+            tally.unreachable += 1
+            return self._unverified(model, f"judge unreachable at {self.base_url}")
+        tokens = comp.prompt_tokens + comp.completion_tokens
+        try:
+            answer = parse_single(comp.text)
+        except AnswerParseError as exc:
+            tally.parse_failures += 1
+            log.warning("unparseable judge answer for %s (%s): %r", r.citation, exc, comp.text)
+            return self._unverified(model, f"judge answer could not be parsed: {exc}", tokens, cost)
+        v = self._verdict(answer, model, tokens, cost)
+        self._cache_put(model, r, v)
+        return v
+
+    async def _first_pass(
+        self, chat: ChatClient, batch: list[JudgeRequest], tally: _Tally
+    ) -> dict[str, Verdict]:
+        """First-pass verdicts for one batch (one request; missing items retried alone)."""
+        if len(batch) == 1:
+            return {batch[0].key: await self._ask_single(chat, self.model, batch[0], tally)}
+        try:
+            comp, cost = await self._call(chat, self.model, batch, tally)
+        except TimedOut as exc:
+            tally.timed_out += len(batch)
+            return {r.key: self._unverified(self.model, f"judge timed out: {exc}") for r in batch}
+        except Unreachable:
+            tally.unreachable += len(batch)
+            why = f"judge unreachable at {self.base_url}"
+            return {r.key: self._unverified(self.model, why) for r in batch}
+        try:
+            answers, problems = parse_batch(comp.text, len(batch))
+        except AnswerParseError as exc:
+            answers, problems = {}, [str(exc)]
+        for p in problems:
+            log.warning("judge batch answer (%s): %s", batch[0].file_path, p)
+        tokens = _split(comp.prompt_tokens + comp.completion_tokens, len(batch))
+        out: dict[str, Verdict] = {}
+        missing: list[tuple[int, JudgeRequest]] = []
+        for i, r in enumerate(batch):
+            a = answers.get(i + 1)
+            if a is None:
+                missing.append((i, r))
+                continue
+            v = self._verdict(a, self.model, tokens[i], cost / len(batch))
+            self._cache_put(self.model, r, v)
+            out[r.key] = v
+        if missing:
+            log.warning(
+                "judge batch answer lacks %d of %d claims; asking alone", len(missing), len(batch)
+            )
+            alone = await _gather_or_cancel(
+                self._ask_single(chat, self.model, r, tally) for _, r in missing
+            )
+            for (i, r), v in zip(missing, alone, strict=True):
+                out[r.key] = replace(
+                    v, tokens=v.tokens + tokens[i], cost_usd=v.cost_usd + cost / len(batch)
+                )
+        return {r.key: out[r.key] for r in batch}
+
+    def _should_escalate(self, v: Verdict) -> bool:
+        if v.verdict == "unverified":
+            return False
+        return CONFIDENCE_CERTAINTY[v.confidence] < self.config.confidence_threshold
+
+    async def _finish(
+        self,
+        chat: ChatClient,
+        r: JudgeRequest,
+        first: Verdict,
+        tally: _Tally,
+        state: dict[str, Any],
+    ) -> Verdict:
+        """Escalate an uncertain first verdict; the escalated answer decides."""
+        esc_model = self.escalation_model
+        if esc_model is None or not state["escalate"] or not self._should_escalate(first):
+            return first
+        second = self._cache_get(esc_model, r)
+        if second is not None:
+            tally.cache_hits += 1
+        else:
+            try:
+                second = await self._ask_escalation(chat, esc_model, r, tally)
+            except _EscalationModelMissing as exc:
+                if state["escalate"]:
+                    state["escalate"] = False
+                    tally.warnings.append(
+                        f"escalation model '{esc_model}' not found at {self.base_url} ({exc});"
+                        " escalation skipped (set judge.escalation_model)"
+                    )
+                return first
+        if second.verdict == "unverified":
+            tally.escalation_failures += 1
+            return first
+        return replace(
+            second,
+            tokens=second.tokens + first.tokens,
+            cost_usd=second.cost_usd + first.cost_usd,
+            escalated_from=first,
+        )
+
+    async def _ask_escalation(
+        self, chat: ChatClient, model: str, r: JudgeRequest, tally: _Tally
+    ) -> Verdict:
+        try:
+            return await self._ask_single(chat, model, r, tally)
+        except JudgeAPIError as exc:
+            if exc.status == 404:
+                raise _EscalationModelMissing(exc.detail) from None
+            raise
+
+    def _summarise(self, tally: _Tally, chat: ChatClient) -> None:
+        w = tally.warnings
+        if tally.unreachable:
+            why = f" ({chat.unreachable})" if chat.unreachable else ""
+            w.append(
+                f"LLM judge unreachable at {self.base_url}{why}:"
+                f" {tally.unreachable} claims unverified"
+            )
+        if tally.timed_out:
+            w.append(
+                f"LLM judge timed out (after {self.config.timeout_s:g}s, retried once)"
+                f" on {tally.timed_out} claims: unverified"
+            )
+        if tally.parse_failures:
+            w.append(
+                f"{tally.parse_failures} judge answers could not be parsed (logged):"
+                " claims unverified"
+            )
+        if tally.escalation_failures:
+            w.append(
+                f"{tally.escalation_failures} escalations got no usable answer: first verdicts kept"
+            )
+        if chat.retries:
+            codes = "/".join(str(s) for s in sorted(chat.retried_statuses))
+            w.append(f"judge requests retried {chat.retries} times after HTTP {codes}")
+        if tally.no_usage_calls:
+            w.append(f"endpoint reported no token usage for {tally.no_usage_calls} calls")
+        for model in sorted(tally.unpriced):
+            w.append(
+                f"no price for model {model}: its cost is counted as 0"
+                " (add it to [tool.citecal.judge.pricing])"
+            )
+
+
+def build_judge(
+    config: JudgeConfig,
+    *,
+    prompt: str | None = None,
+    model: str | None = None,
+    use_cache: bool = True,
+) -> Judge:
+    """A ready judge; no network access until the first :meth:`Judge.judge`.
+
+    Args:
+        config: judge settings.
+        prompt: prompt version name or file path (default ``config.prompt``).
+        model: judge model override (default ``config.judge_model``).
+        use_cache: False bypasses the verdict cache, for reads and writes
+            (also off when ``config.cache`` is false).
+
+    Raises:
+        InputError: unknown prompt version or bad prompt file.
+        JudgeUnavailable: no API key for a non-local endpoint.
+    """
+    template = load_prompt(prompt or config.prompt)
+    base_url, api_key = resolve_endpoint(config)
+    cache = VerdictCache(config.cache_path) if use_cache and config.cache else None
+    return Judge(config, template, model or config.judge_model, base_url, api_key, cache)
+
+
+def estimate_cost(
+    requests: Sequence[JudgeRequest],
+    config: JudgeConfig,
+    prompt: str | None = None,
+    *,
+    model: str | None = None,
+    use_cache: bool = False,
+) -> DryRunEstimate:
+    """Calls, tokens and dollars a judge run would take, without calling anything.
+
+    Batches are formed exactly as :meth:`Judge.judge` forms them and prompts
+    rendered in full; answer tokens use seed §14's allowances. With
+    ``use_cache`` the local cache is read (no network) and hits are not counted.
+    """
+    template = load_prompt(prompt or config.prompt)
+    model = model or config.judge_model
+    pending = list(requests)
+    hits = 0
+    if use_cache and config.cache:
+        cache = VerdictCache(config.cache_path)
+        try:
+            pending = [
+                r for r in requests if cache.get(cache_key(model, template.version, r)) is None
+            ]
+        finally:
+            cache.close()
+        hits = len(requests) - len(pending)
+    batches = make_batches(pending, config.max_batch_size)
+    prompt_tokens = 0
+    completion_tokens = 0
+    for b in batches:
+        messages = render_messages(template, b, config.max_code_lines, config.context_lines)
+        prompt_tokens += sum(count_tokens(m["content"], model) + 4 for m in messages) + 3
+        completion_tokens += (
+            SINGLE_ANSWER_TOKENS if len(b) == 1 else BATCH_ITEM_ANSWER_TOKENS * len(b) + 20
+        )
+    cost = cost_usd(model, prompt_tokens, completion_tokens, config.pricing)
+    warnings = []
+    if cost is None:
+        warnings.append(f"no price for model {model}: cost estimated as 0")
+    return DryRunEstimate(
+        requests=len(requests),
+        calls=len(batches),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=cost or 0.0,
+        model=model,
+        cache_hits=hits,
+        warnings=warnings,
+    )

@@ -1,0 +1,82 @@
+"""In-memory values the judge takes and returns (frozen dataclasses)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from citecal.errors import ServiceError
+from citecal.models import Verdict
+
+
+class JudgeUnavailable(ServiceError):
+    """The judge cannot run at all (no API key): the pipeline degrades to ``unverified``."""
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One claim and the code it cites, as the judge sees it.
+
+    ``key`` identifies the request in :attr:`JudgeRun.verdicts` (the citation id);
+    ``before``/``after`` are context lines around the cited range (shown to the
+    judge marked as context), ``code`` the cited lines joined with ``\\n``.
+    ``extractive`` is the rule-based result when there was one, kept for the record.
+    """
+
+    key: str
+    claim: str
+    citation: str
+    file_path: str
+    language: str | None
+    start_line: int
+    end_line: int
+    code: str
+    before: str = ""
+    after: str = ""
+    extractive: Verdict | None = None
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """Verdicts of one :meth:`Judge.judge` call with what it cost.
+
+    Every request gets a verdict; ``calls`` counts API requests actually sent
+    (cache hits excluded, retries of the same request excluded), tokens are the
+    API's ``usage`` figures summed over those calls.
+    """
+
+    verdicts: dict[str, Verdict]
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cache_hits: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class DryRunEstimate:
+    """What a judge run would take, computed without any network call.
+
+    Tokens are estimates (``tiktoken`` when installed, else characters / 4 for
+    prompts and a fixed allowance per answered claim); escalations cannot be
+    known in advance and are not counted.
+    """
+
+    requests: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    model: str
+    cache_hits: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
