@@ -140,7 +140,7 @@ class _MemoryContent:
 
     __slots__ = ("_base", "_data", "_newlines")
 
-    def __init__(self, data: bytes, base: int, newlines: npt.NDArray[np.int64]) -> None:
+    def __init__(self, data: bytes, base: int, newlines: npt.NDArray[np.intp]) -> None:
         self._data = data
         self._base = base
         self._newlines = newlines
@@ -253,7 +253,15 @@ def read_exact(stream: IO[bytes], size: int) -> bytes:
 class HugeContent:
     """Lines of a large file read back with ``pread`` through a per-chunk newline count."""
 
-    __slots__ = ("_base", "_cumulative", "_fh", "_size", "_unterminated")
+    __slots__ = (
+        "_base",
+        "_cumulative",
+        "_fh",
+        "_last_chunk",
+        "_last_positions",
+        "_size",
+        "_unterminated",
+    )
 
     def __init__(self, fh: IO[bytes], indexer: LineIndexer, head: bytes, last: bytes) -> None:
         self._fh = fh  # owned: closed when this object is collected, or by close()
@@ -261,6 +269,8 @@ class HugeContent:
         self._size = indexer.size
         self._base = len(_BOM) if head.startswith(_BOM) else 0
         self._unterminated = self._size > self._base and last != b"\n"
+        self._last_chunk = -1
+        self._last_positions: npt.NDArray[np.intp] = np.empty(0, dtype=np.intp)
 
     @property
     def line_count(self) -> int:
@@ -271,9 +281,11 @@ class HugeContent:
         """Byte offset of the ``k``-th newline (0-based)."""
         chunk = bisect.bisect_right(self._cumulative, k) - 1
         begin = chunk * CHUNK_BYTES
-        data = pread_exact(self._fh.fileno(), min(CHUNK_BYTES, self._size - begin), begin)
-        positions = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
-        return begin + int(positions[k - self._cumulative[chunk]])
+        if self._last_chunk != chunk:  # one chunk cached: citations cluster
+            data = pread_exact(self._fh.fileno(), min(CHUNK_BYTES, self._size - begin), begin)
+            self._last_positions = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
+            self._last_chunk = chunk
+        return begin + int(self._last_positions[k - self._cumulative[chunk]])
 
     def lines(self, start: int, end: int) -> str:
         begin = self._base if start == 1 else self._newline_at(start - 2) + 1

@@ -58,8 +58,7 @@ class Definition:
     Lines are 1-indexed and inclusive. ``start_line``/``end_line`` span the
     whole defining node (a function's signature and body, without
     decorators); ``name_line`` is the line of the name itself, which is what
-    "defined inside the cited range" is decided on. ``container`` names the
-    enclosing class, impl, interface or struct for methods and fields.
+    "defined inside the cited range" is decided on.
     """
 
     name: str
@@ -67,7 +66,6 @@ class Definition:
     start_line: int
     end_line: int
     name_line: int = 0
-    container: str | None = None
 
     def __post_init__(self) -> None:
         if self.name_line == 0:
@@ -90,15 +88,15 @@ class Span:
 class LanguageSpec:
     """How to index one tree-sitter language.
 
-    ``query`` captures ``definition.<kind>`` + ``name``, ``string`` and
-    ``comment``; when one node is captured by several patterns the earliest
-    pattern wins, so specific patterns (an arrow function assigned to a
-    ``const``) come before general ones (any ``const``). A ``function``
+    ``query`` captures ``definition.<kind>`` + ``name``; when one node is
+    captured by several patterns the earliest pattern wins, so specific
+    patterns (an arrow function assigned to a ``const``) come before general
+    ones (any ``const``). A ``function``
     whose nearest enclosing definition-like ancestor is one of
     ``method_containers`` becomes a ``method``; ``function_boundaries`` stop
     that search (a function nested in a method stays a function).
-    ``container_kinds`` are the node types whose name is recorded as a
-    definition's ``container``.
+    ``string_types`` and ``comment_types`` are the node types indexed as
+    string literals and comments.
     """
 
     grammar: str
@@ -107,7 +105,6 @@ class LanguageSpec:
     comment_types: tuple[str, ...]
     method_containers: frozenset[str] = frozenset()
     function_boundaries: frozenset[str] = frozenset()
-    container_kinds: frozenset[str] = frozenset()
 
 
 _JS_COMMON = """
@@ -160,9 +157,6 @@ _TS_ONLY = """
 
 _JS_STRINGS = ("string", "template_string")
 
-_TS_CONTAINERS = frozenset(
-    {"class_declaration", "abstract_class_declaration", "class", "interface_declaration"}
-)
 
 LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
     "python": LanguageSpec(
@@ -179,28 +173,24 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
 """,
         method_containers=frozenset({"class_definition"}),
         function_boundaries=frozenset({"function_definition", "lambda"}),
-        container_kinds=frozenset({"class_definition"}),
     ),
     "javascript": LanguageSpec(
         grammar="javascript",
         query=_JS_ONLY + _JS_COMMON,
         string_types=_JS_STRINGS,
         comment_types=("comment",),
-        container_kinds=frozenset({"class_declaration", "class"}),
     ),
     "typescript": LanguageSpec(
         grammar="typescript",
         query=_TS_ONLY + _JS_COMMON,
         string_types=_JS_STRINGS,
         comment_types=("comment",),
-        container_kinds=_TS_CONTAINERS,
     ),
     "tsx": LanguageSpec(
         grammar="tsx",
         query=_TS_ONLY + _JS_COMMON,
         string_types=_JS_STRINGS,
         comment_types=("comment",),
-        container_kinds=_TS_CONTAINERS,
     ),
     "go": LanguageSpec(
         grammar="go",
@@ -218,7 +208,6 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
 (const_spec name: (identifier) @name) @definition.constant
 (var_spec name: (identifier) @name) @definition.variable
 """,
-        container_kinds=frozenset({"type_spec"}),
     ),
     "java": LanguageSpec(
         grammar="java",
@@ -237,9 +226,6 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
   @definition.constant
 (enum_constant name: (identifier) @name) @definition.constant
 """,
-        container_kinds=frozenset(
-            {"class_declaration", "record_declaration", "interface_declaration", "enum_declaration"}
-        ),
     ),
     "rust": LanguageSpec(
         grammar="rust",
@@ -261,7 +247,6 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
 """,
         method_containers=frozenset({"impl_item", "trait_item"}),
         function_boundaries=frozenset({"function_item", "closure_expression"}),
-        container_kinds=frozenset({"impl_item", "trait_item", "struct_item", "enum_item"}),
     ),
 }
 """Tree-sitter queries per language (the node-type tables of the index)."""
@@ -292,17 +277,21 @@ def normalize_language(language: str | None) -> str | None:
 
 
 @cache
-def _compiled_queries(language: str) -> tuple[tree_sitter.Query, tree_sitter.Query]:
-    """(definitions query, strings-and-comments query) of a language, compiled once."""
+def _compiled_query(language: str) -> tuple[tree_sitter.Query, int]:
+    """A language's query, compiled once, and the index of its first string/comment pattern.
+
+    Strings and comments are appended to the definitions query rather than
+    run as a second query: one pass over the tree is cheaper than two.
+    """
     spec = LANGUAGE_QUERIES[language]
     lang = tree_sitter_language_pack.get_language(
         cast("tree_sitter_language_pack.SupportedLanguage", spec.grammar)
     )
-    text_query = " ".join(
-        [f"({t}) @string" for t in spec.string_types]
-        + [f"({t}) @comment" for t in spec.comment_types]
-    )
-    return tree_sitter.Query(lang, spec.query), tree_sitter.Query(lang, text_query)
+    definitions = tree_sitter.Query(lang, spec.query)
+    text_patterns = [f"({t}) @string" for t in spec.string_types]
+    text_patterns += [f"({t}) @comment" for t in spec.comment_types]
+    query = tree_sitter.Query(lang, spec.query + "\n" + "\n".join(text_patterns))
+    return query, definitions.pattern_count
 
 
 class SymbolIndex:
@@ -459,26 +448,17 @@ def _node_text(node: tree_sitter.Node) -> str:
     return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
-def _container_info(node: tree_sitter.Node, spec: LanguageSpec) -> tuple[bool, str | None]:
-    """(is ``node`` a method, name of its enclosing class/impl/struct or ``None``).
-
-    A node is a method when the nearest ancestor that is a function boundary
-    or a method container is a method container.
-    """
-    is_method = False
-    decided = False
+def _is_method(node: tree_sitter.Node, spec: LanguageSpec) -> bool:
+    """True when the nearest enclosing function boundary or method container is a container."""
     parent = node.parent
     while parent is not None:
         ptype = parent.type
-        if not decided and ptype in spec.function_boundaries:
-            decided = True
-        elif not decided and ptype in spec.method_containers:
-            is_method = decided = True
-        if ptype in spec.container_kinds:
-            name_node = parent.child_by_field_name("name") or parent.child_by_field_name("type")
-            return is_method, _node_text(name_node) if name_node is not None else None
+        if ptype in spec.method_containers:
+            return True
+        if ptype in spec.function_boundaries:
+            return False
         parent = parent.parent
-    return is_method, None
+    return False
 
 
 def _line_span(node: tree_sitter.Node) -> tuple[int, int]:
@@ -494,10 +474,16 @@ def _line_span(node: tree_sitter.Node) -> tuple[int, int]:
 def _index_tree(
     root: tree_sitter.Node, spec: LanguageSpec, language: str
 ) -> tuple[list[Definition], list[Span], list[Span]]:
-    definitions_query, text_query = _compiled_queries(language)
+    query, first_text_pattern = _compiled_query(language)
+    strings: list[Span] = []
+    comments: list[Span] = []
     # (definition node, name node) -> (pattern index, kind, nodes): earliest pattern wins.
     chosen: dict[tuple[int, int, int], tuple[int, str, tree_sitter.Node, tree_sitter.Node]] = {}
-    for pattern, captures in tree_sitter.QueryCursor(definitions_query).matches(root):
+    for pattern, captures in tree_sitter.QueryCursor(query).matches(root):
+        if pattern >= first_text_pattern:
+            for capture, nodes in captures.items():
+                (strings if capture == "string" else comments).append(Span(*_line_span(nodes[0])))
+            continue
         names = captures.get("name")
         if not names:
             continue
@@ -512,25 +498,20 @@ def _index_tree(
     definitions: list[Definition] = []
     for _, kind, node, name_node in chosen.values():
         name = _node_text(name_node)
-        in_container, container = _container_info(node, spec)
-        if kind == "function" and in_container:
+        if kind == "function" and spec.method_containers and _is_method(node, spec):
             kind = "method"
         elif kind == "variable" and _UPPER_CONSTANT.fullmatch(name):
             kind = "constant"
         start_line, end_line = _line_span(node)
         definitions.append(
             Definition(
-                name=name,
-                kind=cast("DefinitionKind", kind),
-                start_line=start_line,
-                end_line=end_line,
-                name_line=name_node.start_point[0] + 1,
-                container=container,
+                name,
+                cast("DefinitionKind", kind),
+                start_line,
+                end_line,
+                name_node.start_point[0] + 1,
             )
         )
-    found = tree_sitter.QueryCursor(text_query).captures(root)
-    strings = [Span(*_line_span(node)) for node in found.get("string", ())]
-    comments = [Span(*_line_span(node)) for node in found.get("comment", ())]
     return definitions, strings, comments
 
 
