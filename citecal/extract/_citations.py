@@ -1,0 +1,119 @@
+"""Citation syntax: which ``[...]`` brackets are citations, and what they cite.
+
+Accepted forms (seed §2.1 plus what LLM writers actually produce)::
+
+    [src/auth.py:10-25]        range
+    [src/auth.py:42]           single line (start == end)
+    [a.py:1-5, b.py:9]         several in one bracket, "," or ";" between
+    [a.py:10–25] [a.py:10—25]  en/em dash (and other Unicode hyphens)
+    [a.py:L10-L25] [a.py:L10]  GitHub-style "L" line prefixes
+    [./a.py:3]                 a leading "./" is dropped
+
+Paths are kept as written otherwise (Windows separators, ``@``, Unicode,
+even ``..``): deciding whether a path is acceptable is validation's job, and
+it can only explain a problem it gets to see. Line numbers are kept as
+written too (0, end before start); only numbers of more than 18 digits are
+refused, as no file has that many lines and they would overflow int64
+columns downstream.
+
+Not citations: brackets without ``path:line``, markdown links ``[t](u)``,
+reference links ``[t][r]``, footnotes ``[^1]``, task boxes, escaped ``\\[``,
+URLs (``[http://host:80]``), all-digit "paths" (``[10:30]`` is a time), and
+anything inside code (the caller scans masked text).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from citecal.models import Citation
+
+_BRACKET = re.compile(r"\[([^\[\]]*)\]")
+_SEPARATOR = re.compile(r"[,;]")
+_ITEM = re.compile(
+    r"\s*(?P<path>\S+?):[Ll]?(?P<start>\d{1,18})"
+    r"(?:[ \t]*[-‐‑‒–—−][ \t]*[Ll]?(?P<end>\d{1,18}))?\s*"
+)
+
+
+class CitationGroup(NamedTuple):
+    """One citation bracket: its offsets in the report and the citations inside."""
+
+    start: int
+    end: int
+    citations: tuple[Citation, ...]
+
+
+def parse_citation_group(inner: str) -> list[Citation] | None:
+    """Citations in the contents of one ``[...]`` bracket, or None if it is not a citation.
+
+    Args:
+        inner: the text between the brackets, e.g. ``"a.py:1-5, b.py:9"``.
+
+    Returns:
+        The citations in written order, or None when any part of the bracket
+        is not a ``path:line`` reference (a bracket is all citations or none,
+        so prose such as ``[see a.py:3 and more]`` is never half-read).
+    """
+    if ":" not in inner:
+        return None
+    citations: list[Citation] = []
+    for part in _SEPARATOR.split(inner) if ("," in inner or ";" in inner) else (inner,):
+        m = _ITEM.fullmatch(part)
+        if m is None:
+            if part.strip():
+                return None
+            continue
+        path, start, end = m.group("path", "start", "end")
+        if path[:2] == "./":
+            path = path[2:]
+        if not path or "://" in path or "`" in path or path[0] == "^" or path.isdigit():
+            return None
+        first = int(start)
+        citations.append(Citation(path, first, first if end is None else int(end)))
+    return citations or None
+
+
+def _escaped(text: str, pos: int, floor: int) -> bool:
+    k = pos
+    while k > floor and text[k - 1] == "\\":
+        k -= 1
+    return (pos - k) % 2 == 1
+
+
+def find_groups(
+    scan: str, start: int, end: int, *, ref_definitions: bool = False
+) -> list[CitationGroup]:
+    """Citation brackets in ``scan[start:end]`` (code already masked), in order.
+
+    Args:
+        scan: the masked report text (see ``Document.scan``).
+        start: first offset of the block to search.
+        end: end offset of the block.
+        ref_definitions: the block may hold link reference definitions
+            (``[label]: url``), so a bracket followed by ``:`` is a label.
+    """
+    groups: list[CitationGroup] = []
+    prev_end = -1
+    prev_citation = False
+    for m in _BRACKET.finditer(scan, start, end):
+        s, e = m.span()
+        after = scan[e : e + 1] if e < end else ""
+        cites = None
+        if scan[s - 1 : s] != "\\" or not _escaped(scan, s, start):
+            cites = parse_citation_group(m.group(1))
+        is_citation = cites is not None
+        if is_citation:
+            if after == "(" or (ref_definitions and after == ":"):
+                is_citation = False  # link text / reference definition label
+            elif after == "[":
+                nxt = _BRACKET.match(scan, e, end)
+                if nxt is None or parse_citation_group(nxt.group(1)) is None:
+                    is_citation = False  # text of a reference link [text][ref]
+            if is_citation and prev_end == s and not prev_citation:
+                is_citation = False  # label of a reference link [text][ref]
+        if is_citation and cites is not None:
+            groups.append(CitationGroup(s, e, tuple(cites)))
+        prev_end, prev_citation = e, is_citation
+    return groups

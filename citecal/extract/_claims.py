@@ -1,0 +1,323 @@
+"""Claims: the sentence text each citation backs, and every claim sentence for coverage.
+
+Claim text is what verifiers read, so it is normalised the same way
+everywhere: citation brackets removed, whitespace collapsed (inside code
+spans too), the container prefix of the block's first line (``- ``, ``1. ``,
+``> ``, ``[ ]``, heading ``#``) and blockquote markers dropped, ``**`` and
+paired single-``*`` emphasis removed, links reduced to their text, trailing
+``.``/``,``/``;``/``:`` stripped. Backticks stay: code spans are the
+strongest evidence the extractive verifier has. Underscores stay too, since
+``__init__`` and ``snake_case`` written without backticks are names, not
+emphasis.
+
+When a sentence holds several citation brackets, each gets the clause it
+belongs to if clause boundaries (``;``, ``, and``, ``, but``, ``, while``, ...)
+sit between them; brackets with no boundary between them share their part.
+A citation whose part has no words (``- [a.py:3]`` under "Login is handled
+in:") falls back to the whole sentence, then to the previous sentence of the
+same section.
+
+``paragraph_index`` counts blocks in document order: headings, paragraphs
+(each paragraph of a list item or blockquote is its own), HTML blocks, and
+tables (one index per table, shared by its rows). Code blocks, rules and
+punctuation-only lines are not counted. ``context`` is the block's original
+text (the whole table for a table row).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from citecal.config import ExtractConfig
+from citecal.errors import ConfigError
+from citecal.extract._citations import CitationGroup
+from citecal.extract._markdown import Block, Document, paused_gc
+from citecal.extract._sentences import Unit, analyse, clause_cuts
+from citecal.models import Claim, ExtractedCitation
+
+MAX_CLAIM_CHARS = 2000
+"""A claim longer than this (a "sentence" with no punctuation at all) is cut
+to the text just before its citation, so one runaway paragraph cannot turn
+100 000 citations into 100 000 copies of a megabyte-long claim."""
+
+_QUOTE_MARKS = re.compile(r"([\r\n])[ \t]*(?:>[ \t]?)+")
+_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
+_EM_STAR = re.compile(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])")
+_SPACE = re.compile(r"\s+")
+_SPACE_PUNCT = re.compile(r" (?=[.,;:!?](?:\s|$))")
+_PIPE = re.compile(r"\s*(?<!\\)\|\s*")
+_EMPTY_CELLS = re.compile(r"(?: \|)+ ")
+_ALNUM = re.compile(r"[^\W_]")
+_TRAILING = " \t.,;:"
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    full: str  # normalised, final punctuation kept (non-claim patterns see "?")
+    text: str  # claim text
+    section: str
+    paragraph_index: int
+    position: int
+    cited: bool
+    claimable: bool
+
+
+def _clean(piece: str, quoted: bool, row: bool) -> str:
+    if quoted and ">" in piece:
+        piece = _QUOTE_MARKS.sub(r"\1", piece)
+    if "](" in piece:
+        piece = _LINK.sub(r"\1", piece)
+    if "*" in piece:
+        piece = _EM_STAR.sub(r"\1", piece.replace("**", ""))
+    if row:
+        piece = _PIPE.sub(" | ", piece)
+    return _SPACE_PUNCT.sub("", _SPACE.sub(" ", piece))
+
+
+class _Normaliser:
+    """Builds normalised text for spans of one document (code spans kept verbatim)."""
+
+    def __init__(self, doc: Document) -> None:
+        self.text = doc.text
+        self.spans = doc.code_spans
+        self.span_starts = [s for s, _ in doc.code_spans]
+
+    def __call__(self, start: int, end: int, block: Block, groups: Sequence[CitationGroup]) -> str:
+        text = self.text
+        quoted, row = block.quoted, block.kind == "table_row"
+        spans = self.spans
+        if groups:
+            pieces: list[str] = []
+            pos = start
+            for g in groups:
+                if start <= g.start < end:
+                    pieces.append(text[pos : g.start])
+                    pos = g.end
+            pieces.append(text[pos:end])
+            prose = "".join(pieces)
+        else:
+            prose = text[start:end]
+        i = bisect_left(self.span_starts, start)
+        if (
+            i < len(spans)
+            and spans[i][0] < end
+            and ("*" in prose or "](" in prose or row or (quoted and ">" in prose))
+        ):  # markup to remove next to code that must stay verbatim
+            result = self._with_code(start, end, i, quoted, row, groups)
+        else:
+            result = _clean(prose, quoted, row).strip()
+        if row:
+            result = _EMPTY_CELLS.sub(" | ", result).strip(" |")
+        return result
+
+    def _with_code(
+        self,
+        start: int,
+        end: int,
+        i: int,
+        quoted: bool,
+        row: bool,
+        groups: Sequence[CitationGroup],
+    ) -> str:
+        text, spans = self.text, self.spans
+        cuts = [(g.start, g.end, False) for g in groups if start <= g.start < end]
+        while i < len(spans) and spans[i][0] < end:
+            cuts.append((spans[i][0], min(spans[i][1], end), True))
+            i += 1
+        cuts.sort()
+        out: list[str] = []
+        prose: list[str] = []
+        pos = start
+        for s, e, is_code in cuts:
+            prose.append(text[pos:s])
+            if is_code:
+                out.append(_clean("".join(prose), quoted, row))
+                prose = []
+                out.append(_SPACE.sub(" ", text[s:e]))
+            pos = e
+        prose.append(text[pos:end])
+        out.append(_clean("".join(prose), quoted, row))
+        return "".join(out).strip()
+
+
+def _strip_claim(full: str) -> str:
+    return full.rstrip(_TRAILING).lstrip(" ,;:")
+
+
+def _cap(claim: str) -> str:
+    if len(claim) <= MAX_CLAIM_CHARS:
+        return claim
+    tail = claim[-MAX_CLAIM_CHARS:]
+    space = tail.find(" ")
+    return tail[space + 1 :] if 0 <= space < len(tail) - 1 else tail
+
+
+@dataclass(frozen=True, slots=True)
+class _Extraction:
+    citations: tuple[ExtractedCitation, ...]
+    sentences: tuple[_Sentence, ...]
+
+
+def _unit_bounds(unit: Unit) -> tuple[int, int]:
+    block = unit.block
+    start = block.content_start if unit.start <= block.content_start else unit.start
+    end = min(unit.end, block.content_end) if block.kind == "heading" else unit.end
+    return start, max(start, end)
+
+
+@lru_cache(maxsize=2)
+def _extract(text: str) -> _Extraction:
+    with paused_gc():
+        return _build(text)
+
+
+def _build(text: str) -> _Extraction:
+    doc, units = analyse(text)
+    norm = _Normaliser(doc)
+    citations: list[ExtractedCitation] = []
+    sentences: list[_Sentence] = []
+    seen: dict[tuple[str, str], int] = {}
+    section = ""
+    last_claim = ""
+    context_block: Block | None = None
+    context = ""
+    for unit in units:
+        block = unit.block
+        if block.kind in ("code", "rule"):
+            continue
+        if not (unit.groups or block.claimable or block.kind == "heading"):
+            continue
+        start, end = _unit_bounds(unit)
+        full = norm(start, end, block, unit.groups)
+        claim = _strip_claim(full)
+        if block.kind == "heading":
+            section, last_claim = full, ""
+        if block.claimable:
+            sentences.append(
+                _Sentence(
+                    full, claim, section, block.paragraph_index, start, bool(unit.groups), True
+                )
+            )
+        if not unit.groups:
+            if claim and _ALNUM.search(claim):
+                last_claim = claim
+            continue
+        if not _ALNUM.search(claim):
+            claim = last_claim
+        else:
+            last_claim = claim
+        if block is not context_block:
+            context_block = block
+            context = text[block.context_start : block.context_end].strip()
+        parts = _clause_claims(unit, start, end, block, claim, norm, doc.scan)
+        for group, part in zip(unit.groups, parts, strict=True):
+            raw = text[group.start : group.end]
+            for cit in group.citations:
+                key = (part, str(cit))
+                occurrence = seen.get(key, 0)
+                seen[key] = occurrence + 1
+                citations.append(
+                    ExtractedCitation(
+                        citation=cit,
+                        claim_text=part,
+                        section=section,
+                        paragraph_index=block.paragraph_index,
+                        position=group.start,
+                        context=context,
+                        raw=raw,
+                        occurrence=occurrence,
+                    )
+                )
+    return _Extraction(tuple(citations), tuple(sentences))
+
+
+def _clause_claims(
+    unit: Unit, start: int, end: int, block: Block, claim: str, norm: _Normaliser, scan: str
+) -> list[str]:
+    """The claim text of each group of ``unit`` (see module docstring)."""
+    groups = unit.groups
+    if len(groups) == 1 or block.kind in ("heading", "table_row"):
+        return [_cap(claim)] * len(groups)
+    cuts = clause_cuts(scan, groups)
+    parts: list[str] = []
+    seg_start = start
+    first = 0
+    for i in range(len(groups)):
+        cut = cuts[i] if i < len(cuts) else None
+        if cut is None and i < len(groups) - 1:
+            continue
+        seg_end = cut[0] if cut is not None else end
+        pending = groups[first : i + 1]
+        if seg_start == start and seg_end == end:
+            part = claim
+        else:
+            part = _strip_claim(norm(seg_start, seg_end, block, pending))
+            if not _ALNUM.search(part):
+                part = claim
+        if len(part) <= MAX_CLAIM_CHARS:
+            parts.extend([part] * len(pending))
+        else:  # a runaway sentence: each citation gets the text just before it
+            for k in range(first, i + 1):
+                prev = groups[k - 1].end if k > first else seg_start
+                local = _strip_claim(norm(prev, groups[k].end, block, groups[k : k + 1]))
+                parts.append(_cap(local if _ALNUM.search(local) else part))
+        first = i + 1
+        if cut is not None:
+            seg_start = cut[1]
+    return parts
+
+
+def extract_citations(text: str) -> list[ExtractedCitation]:
+    """Every citation in a markdown report, with its claim, section, paragraph and context.
+
+    Citations inside code (fenced or indented blocks, inline spans) and link,
+    footnote and reference brackets are ignored. The list is ordered by
+    ``position``; citations sharing one bracket share its position and keep
+    their written order. Never raises on any string.
+    """
+    return list(_extract(text).citations)
+
+
+@lru_cache(maxsize=32)
+def _patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    compiled: list[re.Pattern[str]] = []
+    for p in patterns:
+        try:
+            compiled.append(re.compile(p, re.IGNORECASE))
+        except re.error as exc:
+            raise ConfigError(f"extract.non_claim_patterns: invalid regex {p!r}: {exc}") from exc
+    return tuple(compiled)
+
+
+def count_words(text: str) -> int:
+    """Whitespace-separated tokens with at least one letter or digit."""
+    return sum(1 for tok in text.split() if _ALNUM.search(tok))
+
+
+def find_claims(text: str, config: ExtractConfig) -> list[Claim]:
+    """Claim sentences of a report for coverage (seed §6).
+
+    A claim is a sentence of a paragraph, list item or table body row (not a
+    heading, code, HTML block or table header) with at least
+    ``config.min_claim_words`` words once citations are removed, matching
+    none of ``config.non_claim_patterns`` (searched case-insensitively in the
+    normalised sentence, final punctuation kept). ``cited`` says whether the
+    sentence carried a citation.
+
+    Raises:
+        ConfigError: a non-claim pattern is not a valid regular expression.
+    """
+    patterns = _patterns(tuple(config.non_claim_patterns))
+    claims: list[Claim] = []
+    with paused_gc():
+        for s in _extract(text).sentences:
+            if count_words(s.text) < config.min_claim_words:
+                continue
+            if any(p.search(s.full) for p in patterns):
+                continue
+            claims.append(Claim(s.text, s.section, s.paragraph_index, s.position, s.cited))
+    return claims

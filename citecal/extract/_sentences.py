@@ -1,0 +1,182 @@
+"""Sentence segmentation of a markdown report, markdown-aware and linear-time.
+
+A general-purpose sentence splitter does not fit: technical prose is full of
+dots that end nothing (``Axios.js``, ``src/auth.py``, ``1.6.8``, ``e.g.``,
+code spans) and of citation brackets that sit after the period they belong
+to. So the rules are ours, applied over the masked scan text of each block:
+
+* Units first: every heading, table row, code block and rule is one unit;
+  paragraphs (including list-item and blockquote paragraphs) are split.
+* A sentence ends at a run of ``.``/``!``/``?``/``…`` (plus closing quotes,
+  brackets and emphasis) that is followed by whitespace and then an uppercase
+  letter, a digit, a backtick, a quote, ``(``, ``[``, ``*``, ``_`` or ``<``,
+  or by the end of the block. CJK ``。！？`` always end one.
+* Never inside code (it is masked), inside a citation bracket, or after an
+  abbreviation (:data:`ABBREVIATIONS`). Dots followed by a non-space
+  (file names, versions, decimals) are never candidates.
+* Citation brackets right after the terminator (``... credentials. [a.py:1]``)
+  belong to the sentence before them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from itertools import pairwise
+from typing import NamedTuple
+
+from citecal.extract._citations import CitationGroup, find_groups
+from citecal.extract._markdown import Block, Document, parse_markdown, paused_gc
+
+ABBREVIATIONS: frozenset[str] = frozenset(
+    {
+        "e.g", "eg", "i.e", "ie", "vs", "cf", "viz", "al", "approx", "incl", "esp",
+        "resp", "dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "fig", "figs",
+        "eq", "sec", "ch", "vol", "pp", "ca", "w.r.t", "a.k.a", "n.b", "nb", "ex",
+    }
+)  # fmt: skip
+"""Lower-cased words (without the final dot) after which a period never ends
+a sentence. ``etc.`` is deliberately absent: it ends a sentence when an
+uppercase word follows, and does not when a lowercase one does."""
+
+_TERMINATOR = re.compile(r"[.!?…]+[\"'”’»)*_]*(?=\s|$)|[。！？]+[」』”’)]*")
+_NON_SPACE = re.compile(r"\S")
+_WORD_BEFORE = re.compile(r"(?<![\w.])[A-Za-z]+(?:\.[A-Za-z]+)*$")
+_TRAILING_PUNCT = re.compile(r"[.,;:]*")
+_OPENERS = frozenset("`\"'“‘«(*_[<")
+CLAUSE_BOUNDARY = re.compile(
+    r"\s*(?:;|,\s*(?:and|but|while|whilst|whereas|or|so|yet)\b)\s*", re.IGNORECASE
+)
+"""Where a sentence with several citations is cut so each gets its own clause."""
+
+
+class Unit(NamedTuple):
+    """One sentence (or heading, row, code block) of the report.
+
+    ``start``/``end`` are offsets into the report, trimmed of surrounding
+    whitespace; ``groups`` the citation brackets inside, in order.
+    """
+
+    start: int
+    end: int
+    block: Block
+    groups: tuple[CitationGroup, ...]
+
+
+def _starts_sentence(ch: str) -> bool:
+    return ch.isupper() or ch.isdigit() or ch in _OPENERS or (ch.isalpha() and not ch.islower())
+
+
+def _abbreviation(scan: str, floor: int, period: int) -> bool:
+    m = _WORD_BEFORE.search(scan, max(floor, period - 16), period)
+    return m is not None and m.group().lower() in ABBREVIATIONS
+
+
+def _trimmed(scan: str, start: int, end: int) -> tuple[int, int] | None:
+    m = _NON_SPACE.search(scan, start, end)
+    if m is None:
+        return None
+    stop = end
+    while stop > m.start() and scan[stop - 1].isspace():
+        stop -= 1
+    return m.start(), stop
+
+
+def block_sentences(
+    scan: str, start: int, end: int, groups: list[CitationGroup]
+) -> list[tuple[int, int]]:
+    """Sentence spans of the prose in ``scan[start:end]`` (see module rules).
+
+    One pass over the terminator candidates; ``groups`` (sorted) is walked
+    with a pointer, so the cost is linear in the block length.
+    """
+    first = _trimmed(scan, start, end)
+    if first is None:
+        return []
+    pos, end = first
+    spans: list[tuple[int, int]] = []
+    gi = 0
+    for m in _TERMINATOR.finditer(scan, pos, end):
+        t_start, boundary = m.span()
+        if t_start < pos:
+            continue  # swallowed by a citation attached to the previous sentence
+        while gi < len(groups) and groups[gi].end <= t_start:
+            gi += 1
+        if gi < len(groups) and groups[gi].start <= t_start:
+            continue  # inside a citation bracket
+        term = m.group()
+        if term[0] == "." and term[1:2] != "." and _abbreviation(scan, pos, t_start):
+            continue
+        nxt = _NON_SPACE.search(scan, boundary, end)
+        if nxt is None:
+            break
+        p = nxt.start()
+        k = gi
+        if k < len(groups) and groups[k].start == p:
+            while k < len(groups) and groups[k].start == p:
+                boundary = _TRAILING_PUNCT.match(scan, groups[k].end, end).end()  # type: ignore[union-attr]
+                k += 1
+                nxt = _NON_SPACE.search(scan, boundary, end)
+                if nxt is None:
+                    break
+                p = nxt.start()
+            if nxt is None:
+                break
+        elif not _starts_sentence(scan[p]):
+            continue
+        spans.append((pos, boundary))
+        pos = p
+    spans.append((pos, end))
+    return spans
+
+
+def clause_cuts(scan: str, groups: tuple[CitationGroup, ...]) -> list[tuple[int, int] | None]:
+    """For each gap between consecutive groups, the clause boundary in it (or None)."""
+    cuts: list[tuple[int, int] | None] = []
+    for a, b in pairwise(groups):
+        m = CLAUSE_BOUNDARY.search(scan, a.end, b.start)
+        cuts.append(m.span() if m else None)
+    return cuts
+
+
+@lru_cache(maxsize=2)
+def analyse(text: str) -> tuple[Document, tuple[Unit, ...]]:
+    """Parse ``text`` and cut it into units; cached because the pipeline asks twice."""
+    with paused_gc():
+        return _analyse(text)
+
+
+def _analyse(text: str) -> tuple[Document, tuple[Unit, ...]]:
+    doc = parse_markdown(text)
+    scan = doc.scan
+    units: list[Unit] = []
+    for block in doc.blocks:
+        if block.kind in ("code", "rule"):
+            span = _trimmed(doc.text, block.start, block.end)
+            if span is not None:
+                units.append(Unit(span[0], span[1], block, ()))
+            continue
+        groups = find_groups(scan, block.start, block.end, ref_definitions=block.kind == "other")
+        if block.kind in ("heading", "table_row"):
+            span = _trimmed(scan, block.start, block.end)
+            if span is not None:
+                units.append(Unit(span[0], span[1], block, tuple(groups)))
+            continue
+        gi = 0
+        for s, e in block_sentences(scan, block.start, block.end, groups):
+            gj = gi
+            while gj < len(groups) and groups[gj].start < e:
+                gj += 1
+            units.append(Unit(s, e, block, tuple(groups[gi:gj])))
+            gi = gj
+    return doc, tuple(units)
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans ``(start, end)`` into ``text``, in order, covering all its non-space text.
+
+    Headings, table rows, code blocks and rules are one span each; paragraphs
+    are split by the rules of this module. Spans never overlap and are
+    trimmed of surrounding whitespace.
+    """
+    return [(u.start, u.end) for u in analyse(text)[1]]
