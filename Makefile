@@ -31,3 +31,12 @@ bench: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+# Local Argilla stack (services/argilla/): Redis, OpenSearch, argilla-server, rq worker.
+.PHONY: argilla-up argilla-down argilla-status
+argilla-up:
+	services/argilla/up.sh --with-browser
+argilla-down:
+	services/argilla/down.sh
+argilla-status:
+	services/argilla/status.sh

