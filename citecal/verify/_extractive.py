@@ -1,0 +1,440 @@
+"""Extractive verification (seed §3.2.4, §4.2–4.4): does the cited code contain the claim's terms?
+
+Each term of the claim (:func:`~citecal.verify.extract_terms`) is looked for
+in the cited lines, using the file's :class:`~citecal.source.SymbolIndex`:
+
+* names (code spans, identifiers): exact, then case-insensitive, then
+  ignoring ``_`` ("validateToken" = "validate_token"), then a dotted name by
+  its last part (``axios.create`` → ``create``), then Levenshtein distance
+  ≤ ``fuzzy_max_distance`` for names of ``fuzzy_min_length``+ characters
+  (rapidfuzz). A name the claim calls "the X function/class/method/field"
+  must be a *definition* of that kind whose name line lies in the range;
+  a mere use of X (a call) counts as missing, with the reason;
+* code expressions (`` `return None` ``): whitespace-insensitive substring
+  of the cited code, else all of their names present;
+* quoted strings: case-insensitive substring of the cited code;
+* words: case-insensitive, or the same Snowball stem as a word or an
+  identifier part in the range ("validates" ~ ``validation``,
+  "expiry" ~ ``expires``: stems equal, or one a prefix of the other
+  differing by at most two letters with the shorter at least four long).
+
+Scoring (seed §4.4, weighted): code spans weigh 3, identifiers and quoted
+strings 2, words 1; ``score = matched weight / total weight``;
+``score >= supports_threshold`` → supports, ``>= partial_threshold`` →
+partial, else not_supports. Names are the strong evidence the issue asks
+for: if any code span, identifier or quoted string is missing the verdict
+is at most ``partial``, and if *every* such term is missing it is
+``not_supports`` whatever the words say. Confidence is high for supports
+and not_supports, medium for partial, and one step lower (to medium) when
+the claim has a single term, when supports rests on a fuzzy name match, or
+when not_supports comes from the all-names-missing rule rather than the
+score.
+
+A missing name that is defined (or used) elsewhere in the same file is
+reported in ``hint``/``hint_lines`` so that the correction loop can move or
+widen the citation (``fix_reference`` / ``expand_range``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from citecal.config import ExtractiveConfig
+from citecal.models import Confidence, Verdict, VerdictLabel
+from citecal.source._symbols import IDENTIFIER_RE, Definition, SymbolIndex
+from citecal.verify._terms import ClaimTerm, ExpectedKind, extract_terms
+
+TERM_WEIGHTS: dict[str, float] = {"code_span": 3.0, "identifier": 2.0, "quoted": 2.0, "word": 1.0}
+"""Weight of each term kind in the score (names count more than prose words)."""
+
+STRONG_KINDS = frozenset({"code_span", "identifier", "quoted"})
+
+KIND_FAMILIES: dict[str, frozenset[str]] = {
+    "function": frozenset({"function", "method"}),
+    "method": frozenset({"method", "function"}),
+    "class": frozenset({"class", "struct", "interface", "enum", "trait", "type"}),
+    "struct": frozenset({"struct", "class", "type"}),
+    "interface": frozenset({"interface", "trait", "class", "type"}),
+    "enum": frozenset({"enum", "class", "type"}),
+    "field": frozenset({"field", "variable", "constant"}),
+    "variable": frozenset({"variable", "constant", "field"}),
+    "constant": frozenset({"constant", "variable", "field"}),
+}
+"""Definition kinds accepted for each kind a claim can name (a Go struct is a "class")."""
+
+_NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
+_SUBWORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Snowball (Porter 2) stem of a lower-case word; memoised, stemming is pure."""
+    return str(_STEMMER.stemWord(word))
+
+
+def _stems_related(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 4 and len(long_) - len(short) <= 2 and long_.startswith(short)
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "").replace("$", "")
+
+
+@dataclass(frozen=True, slots=True)
+class TermResult:
+    """How one claim term fared: where it was found, or why it is missing."""
+
+    term: ClaimTerm
+    found: bool
+    where: str = ""
+    fuzzy: bool = False
+
+    @property
+    def strong(self) -> bool:
+        return self.term.kind in STRONG_KINDS
+
+    @property
+    def weight(self) -> float:
+        return TERM_WEIGHTS[self.term.kind]
+
+
+def _show(term: ClaimTerm) -> str:
+    if term.kind in ("code_span", "identifier"):
+        return f"`{term.text}`"
+    if term.kind == "quoted":
+        return f'"{term.text}"'
+    return term.text
+
+
+class _RangeView:
+    """The cited range seen from every angle the matcher needs, computed on demand."""
+
+    def __init__(self, code: str, start: int, end: int, index: SymbolIndex) -> None:
+        self.start, self.end, self.index = start, end, index
+        self.code = code
+        self.code_lower = code.lower()
+        self.code_squeezed = re.sub(r"\s+", "", code)
+        self.tokens: dict[str, tuple[str, int]] = {}  # exact token -> (token, first line)
+        self.lower: dict[str, tuple[str, int]] = {}
+        self.normalized: dict[str, tuple[str, int]] = {}
+        for line, token in index.iter_tokens(start, end):
+            self.tokens.setdefault(token, (token, line))
+            self.lower.setdefault(token.lower(), (token, line))
+            self.normalized.setdefault(_norm(token), (token, line))
+        self.definitions = index.definitions_in(start, end)
+        self._stems: dict[str, tuple[str, int]] | None = None
+
+    @property
+    def stems(self) -> dict[str, tuple[str, int]]:
+        """Stem of every word and identifier part in the range -> (source token, line)."""
+        if self._stems is None:
+            table: dict[str, tuple[str, int]] = {}
+            for token, line in self.tokens.values():
+                for part in _SUBWORD_RE.findall(token):
+                    table.setdefault(stem(part.lower()), (token, line))
+            self._stems = table
+        return self._stems
+
+    def label(self, line: int) -> str:
+        if self.index.comments_in(line, line):
+            return f"comment, line {line}"
+        if self.index.strings_in(line, line):
+            return f"string, line {line}"
+        return f"line {line}"
+
+    def find_name(self, name: str, config: ExtractiveConfig) -> tuple[str, int, bool] | None:
+        """(matched token, line, fuzzy?) for a name used anywhere in the range."""
+        for table, key in (
+            (self.tokens, name),
+            (self.lower, name.lower()),
+            (self.normalized, _norm(name)),
+        ):
+            if key in table:
+                token, line = table[key]
+                return token, line, False
+        if "." in name or "::" in name:
+            last = re.split(r"\.|::", name)[-1]
+            if last.lower() in self.lower:
+                token, line = self.lower[last.lower()]
+                return token, line, False
+        if len(name) >= config.fuzzy_min_length and config.fuzzy_max_distance > 0:
+            best = process.extractOne(
+                name.lower(),
+                self.lower.keys(),
+                scorer=Levenshtein.distance,
+                score_cutoff=config.fuzzy_max_distance,
+            )
+            if best is not None:
+                token, line = self.lower[best[0]]
+                return token, line, True
+        return None
+
+    def find_definition(
+        self, name: str, config: ExtractiveConfig
+    ) -> tuple[Definition, bool] | None:
+        """A definition in the range named ``name`` (same rules as :meth:`find_name`)."""
+        last = re.split(r"\.|::", name)[-1]
+        for wanted in (name, last):
+            for d in self.definitions:
+                if d.name == wanted or _norm(d.name) == _norm(wanted):
+                    return d, False
+        if len(last) >= config.fuzzy_min_length and self.definitions:
+            names = [d.name.lower() for d in self.definitions]
+            best = process.extractOne(
+                last.lower(),
+                names,
+                scorer=Levenshtein.distance,
+                score_cutoff=config.fuzzy_max_distance,
+            )
+            if best is not None:
+                return self.definitions[best[2]], True
+        return None
+
+
+def _match_kinded(
+    term: ClaimTerm, kind: ExpectedKind, view: _RangeView, config: ExtractiveConfig
+) -> TermResult:
+    """A name the claim says is a definition of ``kind``."""
+    family = KIND_FAMILIES[kind]
+    found = view.find_definition(term.text, config)
+    if found is not None and found[0].kind in family:
+        d, fuzzy = found
+        via = f" `{d.name}`" if d.name != term.text else ""
+        return TermResult(term, True, f"{d.kind}{via} definition at line {d.name_line}", fuzzy)
+    if found is not None:
+        d = found[0]
+        return TermResult(term, False, f"defined at line {d.name_line} as a {d.kind}, not a {kind}")
+    used = view.find_name(term.text, config)
+    if used is not None:
+        return TermResult(term, False, f"used at line {used[1]} but not defined as a {kind} here")
+    return TermResult(term, False, "not in the cited range")
+
+
+def _match_name(
+    term: ClaimTerm, view: _RangeView, config: ExtractiveConfig, enforce_kind: bool
+) -> TermResult:
+    if term.expected_kind is not None:
+        if enforce_kind:
+            return _match_kinded(term, term.expected_kind, view, config)
+        # No parser for this language: the name's presence is all we can check.
+    else:
+        found_def = view.find_definition(term.text, config)
+        if found_def is not None and not found_def[1]:
+            d = found_def[0]
+            return TermResult(term, True, f"{d.kind} definition at line {d.name_line}")
+    used = view.find_name(term.text, config)
+    if used is None:
+        return TermResult(term, False, "not in the cited range")
+    token, line, fuzzy = used
+    via = f"as `{token}`, " if token != term.text else ""
+    return TermResult(term, True, f"{via}{view.label(line)}", fuzzy)
+
+
+def _line_of(view: _RangeView, offset: int) -> int:
+    return view.start + view.code_lower.count("\n", 0, offset)
+
+
+def _match_code(term: ClaimTerm, view: _RangeView, config: ExtractiveConfig) -> TermResult:
+    """A code expression such as ``return None`` or ``timeout=30``."""
+    squeezed = re.sub(r"\s+", "", term.text)
+    if squeezed and (
+        squeezed in view.code_squeezed or squeezed.lower() in view.code_squeezed.lower()
+    ):
+        pos = view.code_lower.find(term.text.lower())
+        where = view.label(_line_of(view, pos)) if pos >= 0 else "in the cited code"
+        return TermResult(term, True, where)
+    names = [n for n in IDENTIFIER_RE.findall(term.text) if len(n) > 1]
+    if names and all(view.find_name(n, config) is not None for n in names):
+        return TermResult(term, True, "all of its names are in the range, not verbatim")
+    return TermResult(term, False, "not in the cited range")
+
+
+def _match_quoted(term: ClaimTerm, view: _RangeView, config: ExtractiveConfig) -> TermResult:
+    pos = view.code_lower.find(term.text.lower())
+    if pos >= 0:
+        return TermResult(term, True, view.label(_line_of(view, pos)))
+    if _NAME_RE.fullmatch(term.text):
+        used = view.find_name(term.text, config)
+        if used is not None and not used[2]:
+            return TermResult(term, True, view.label(used[1]))
+    return TermResult(term, False, "not in the cited range")
+
+
+def _match_word(term: ClaimTerm, view: _RangeView, enforce_kind: bool) -> TermResult:
+    word = term.text.lower()
+    if term.expected_kind is not None and enforce_kind:
+        # Soft expectation ("a save method"): report the definition when there is one.
+        for d in view.definitions:
+            if d.name.lower() == word and d.kind in KIND_FAMILIES[term.expected_kind]:
+                return TermResult(term, True, f"{d.kind} definition at line {d.name_line}")
+    if word in view.lower:
+        token, line = view.lower[word]
+        return TermResult(term, True, view.label(line))
+    target = stem(word)
+    hit = view.stems.get(target)
+    if hit is None:
+        for candidate, value in view.stems.items():
+            if _stems_related(target, candidate):
+                hit = value
+                break
+    if hit is not None:
+        token, line = hit
+        return TermResult(term, True, f"as `{token}`, {view.label(line)}")
+    return TermResult(term, False, "not in the cited range")
+
+
+def match_term(
+    term: ClaimTerm, view: _RangeView, config: ExtractiveConfig, enforce_kind: bool
+) -> TermResult:
+    """Look for one term in the range (rules in the module docstring)."""
+    if term.kind == "word":
+        return _match_word(term, view, enforce_kind)
+    if term.kind == "quoted":
+        return _match_quoted(term, view, config)
+    if _NAME_RE.fullmatch(term.text):
+        return _match_name(term, view, config, enforce_kind)
+    return _match_code(term, view, config)
+
+
+def _hint(
+    missing: list[TermResult], index: SymbolIndex, start: int, end: int
+) -> tuple[str | None, tuple[int, int] | None]:
+    """Where missing names are in the rest of the file (definitions first, then uses)."""
+    notes: list[str] = []
+    lines: tuple[int, int] | None = None
+    cited = f"the cited range {start}-{end}"
+    for result in missing:
+        if not result.strong or not _NAME_RE.fullmatch(result.term.text):
+            continue
+        name = result.term.text
+        expected = result.term.expected_kind
+        defs = [
+            d
+            for d in index.find_definition(name)
+            or index.find_definition(name, case_sensitive=False)
+            if not start <= d.name_line <= end
+        ]
+        if expected is not None:
+            defs = [d for d in defs if d.kind in KIND_FAMILIES[expected]] or defs
+        if defs:
+            d = min(defs, key=lambda d: min(abs(d.name_line - start), abs(d.name_line - end)))
+            span = (
+                f"line {d.start_line}"
+                if d.start_line == d.end_line
+                else (f"lines {d.start_line}-{d.end_line}")
+            )
+            notes.append(f"`{name}` is defined at {span} ({d.kind}), outside {cited}")
+            lines = lines or (d.start_line, d.end_line)
+            continue
+        occurrences = index.lines_with(name) or index.lines_with(re.split(r"\.|::", name)[-1])
+        outside = [n for n in occurrences if not start <= n <= end]
+        if outside:
+            near = min(outside, key=lambda n: min(abs(n - start), abs(n - end)))
+            shown = ", ".join(str(n) for n in outside[:5]) + (", ..." if len(outside) > 5 else "")
+            plural = "s" if len(outside) > 1 else ""
+            notes.append(f"`{name}` appears at line{plural} {shown}, outside {cited}")
+            lines = lines or (near, near)
+    return ("; ".join(notes) or None), lines
+
+
+def verify_extractive(
+    claim: str,
+    code: str,
+    start_line: int,
+    end_line: int,
+    index: SymbolIndex,
+    config: ExtractiveConfig,
+) -> Verdict:
+    """Verify ``claim`` against the cited lines by term matching (no LLM).
+
+    Args:
+        claim: The claim sentence (citation markers are ignored).
+        code: The cited lines' text (``ValidationResult.cited_content``).
+        start_line: First cited line (1-indexed).
+        end_line: Last cited line (inclusive).
+        index: The cited file's symbol index (:func:`citecal.source.build_symbol_index`),
+            built once per file by the caller.
+        config: Thresholds and fuzzy-matching settings.
+
+    Returns:
+        A ``method="extractive"`` verdict. ``unverified`` (score ``None``)
+        when the claim has no checkable terms; the caller sends those to the
+        judge.
+    """
+    terms = extract_terms(claim)
+    if not terms:
+        return Verdict(
+            verdict="unverified",
+            method="extractive",
+            confidence="low",
+            score=None,
+            reasoning="no checkable terms",
+        )
+    view = _RangeView(code, start_line, end_line, index)
+    enforce_kind = index.parsed
+    results = [match_term(t, view, config, enforce_kind) for t in terms]
+    total = sum(r.weight for r in results)
+    got = sum(r.weight for r in results if r.found)
+    score = round(got / total, 4)
+
+    label: VerdictLabel
+    if score >= config.supports_threshold:
+        label = "supports"
+    elif score >= config.partial_threshold:
+        label = "partial"
+    else:
+        label = "not_supports"
+    strong = [r for r in results if r.strong]
+    strong_missing = [r for r in strong if not r.found]
+    rule = ""
+    if strong and len(strong_missing) == len(strong) and label != "not_supports":
+        label, rule = "not_supports", "every named code term is missing"
+    elif strong_missing and label == "supports":
+        label, rule = "partial", "a named code term is missing"
+
+    confidence: Confidence = {"supports": "high", "partial": "medium"}.get(label, "high")  # type: ignore[assignment]
+    fuzzy_strong = any(r.fuzzy for r in strong if r.found)
+    if (
+        len(results) == 1
+        or (label == "supports" and fuzzy_strong)
+        or (label == "not_supports" and rule)
+    ):
+        confidence = "medium" if confidence == "high" else confidence
+
+    found = [r for r in results if r.found]
+    missing = [r for r in results if not r.found]
+    parts = [f"{len(found)} of {len(results)} terms found (score {score:.2f})"]
+    if found:
+        parts[0] += ": " + ", ".join(f"{_show(r.term)} ({r.where})" for r in found)
+    if missing:
+        parts.append("missing: " + ", ".join(f"{_show(r.term)} ({r.where})" for r in missing))
+    if rule:
+        parts.append(f"{label} because {rule}")
+    if not enforce_kind and any(t.expected_kind for t in terms):
+        parts.append("definition kinds not checked (no parser for this file's language)")
+    reasoning = "; ".join(parts) + "."
+    hint, hint_lines = _hint(missing, index, start_line, end_line)
+    return Verdict(
+        verdict=label,
+        method="extractive",
+        confidence=confidence,
+        score=score,
+        reasoning=reasoning,
+        matched_terms=tuple(r.term.text for r in found),
+        missing_terms=tuple(r.term.text for r in missing),
+        hint=hint,
+        hint_lines=hint_lines,
+    )
+
+
+__all__ = ["KIND_FAMILIES", "TERM_WEIGHTS", "TermResult", "match_term", "stem", "verify_extractive"]

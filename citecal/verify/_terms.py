@@ -1,0 +1,363 @@
+"""Checkable terms of a claim (seed §4.1): what extractive verification looks for.
+
+A claim such as "The `validate_token` function checks the expiry timestamp"
+yields ``validate_token`` (a code span that must be a *function definition*),
+``expiry`` and ``timestamp`` (content words). Everything else is either a
+stop word or a *generic* word: words about code in general ("function",
+"class", "file") and relation verbs ("returns", "checks", "uses", "calls")
+that hold between the named things rather than naming something one could
+find in the code. Abstract verbs from the abstractive indicator list
+("handles", "ensures") are generic too: they are for the judge, not for
+string matching.
+
+Term kinds, strongest first: ``code_span`` (backticks), ``identifier``
+(CamelCase, snake_case, dotted, ``name()``, or a capitalised word next to a
+kind word such as "the User class"), ``quoted`` ("..." or '...'), ``word``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+TermKind = Literal["code_span", "identifier", "quoted", "word"]
+
+ExpectedKind = Literal[
+    "class", "function", "method", "field", "variable", "constant", "interface", "struct", "enum"
+]
+"""Definition kinds a claim can ask for ("the X class", "method Y", "field Z")."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimTerm:
+    """One thing the cited code must contain for the claim to hold.
+
+    ``expected_kind`` is set when the claim says what the name *is*
+    ("the `User` class", "function parse", "fields `name` and `email`"):
+    the cited range must then contain a definition of that kind.
+    """
+
+    text: str
+    kind: TermKind
+    expected_kind: ExpectedKind | None = None
+
+
+def _words(text: str) -> frozenset[str]:
+    """A word list written as whitespace-separated text (easier to read and extend)."""
+    return frozenset(text.split())
+
+
+# Kind words (singular and plural) → the definition kind they announce.
+KIND_WORDS: dict[str, ExpectedKind] = {
+    "function": "function",
+    "functions": "function",
+    "func": "function",
+    "method": "method",
+    "methods": "method",
+    "constructor": "method",
+    "class": "class",
+    "classes": "class",
+    "model": "class",
+    "models": "class",
+    "field": "field",
+    "fields": "field",
+    "attribute": "field",
+    "attributes": "field",
+    "property": "field",
+    "properties": "field",
+    "member": "field",
+    "members": "field",
+    "variable": "variable",
+    "variables": "variable",
+    "constant": "constant",
+    "constants": "constant",
+    "interface": "interface",
+    "interfaces": "interface",
+    "trait": "interface",
+    "traits": "interface",
+    "struct": "struct",
+    "structs": "struct",
+    "enum": "enum",
+    "enums": "enum",
+}
+
+STOP_WORDS = _words(
+    """a about above after again against all also am an and any are aren't as at be because
+    been before being below between both but by can cannot could did do does doing don't down
+    during each either else etc few for from further had has have having he her here hers
+    him his how however i if in into is isn't it it's its itself just let me more most much
+    must my neither no nor not now of off on once only or other otherwise our ours out over
+    own per same shall she should so some such than that the their theirs them then there
+    these they this those though through thus to too under until up upon us very via was
+    we were what when where whether which while who whom whose why will with within without
+    would yet you your e.g i.e eg ie vs one two three four five six seven eight nine ten
+    first second third last next new"""
+)
+
+GENERIC_WORDS = _words(
+    """function functions func method methods class classes module modules file files code
+    codebase line lines variable variables field fields attribute attributes property
+    properties constant constants parameter parameters param params argument arguments arg
+    args value values object objects instance instances type types member members
+    constructor interface interfaces struct structs enum enums trait traits model models
+    implementation logic statement statements expression expressions block body helper
+    helpers utility utilities routine call calls called calling invoke invokes invoked
+    return returns returned returning raise raises raised throw throws thrown import imports
+    imported export exports exported define defines defined declare declares declared
+    locate located find finds found name named names contain contains contained include
+    includes included use uses used using take takes taken accept accepts accepted check
+    checks checked checking set sets get gets make makes made do does perform performs
+    exist exists existing provide provides provided handle handles handled handling manage
+    manages managed responsible implement implements implemented support supports supported
+    ensure ensures ensured guarantee guarantees prevent prevents prevented architecture
+    design pattern patterns approach mechanism way case cases part parts thing things
+    example following above below here see shown show shows given specific various several
+    many multiple certain main simple basic standard default"""
+)
+"""Words about code in general and relation verbs: not checkable content."""
+
+_MODIFIERS = _words(
+    """the a an this that its their our helper async static private public protected
+    abstract internal exported nested inner outer top-level base parent child wrapper
+    utility factory main same each every another other given single separate dedicated
+    custom global local new old anonymous arrow default generic core"""
+)
+"""Words that may stand between "the" and a kind word without being a name."""
+
+_CITATION_RE = re.compile(r"\[[^\[\]\n]*?:\s*L?\d+[^\[\]\n]*\]")
+_FENCE_RE = re.compile(r"`([^`\n]+)`")
+_DOUBLE_QUOTED_RE = re.compile(r"[\"“”]([^\"“”\n]{1,200})[\"“”]")
+_SINGLE_QUOTED_RE = re.compile(r"(?<![\w'])['‘]([^'‘’\n]{1,200})['’](?![\w'])")
+_TOKEN_RE = re.compile(
+    r"(?P<sep>,|\band\b|\bor\b|&)"
+    r"|(?P<ident>[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?)"
+    r"|(?P<other>\S)"
+)
+_CALL_SUFFIX_RE = re.compile(r"\((?:[^()]*)\)$")
+_SIMPLE_NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
+_DECL_PREFIX_RE = re.compile(
+    r"^(?:(?:async|export|pub|public|private|static|default)\s+)*"
+    r"(?P<kw>def|class|function|func|fn|struct|interface|enum|trait|type|const|let|var)\s+"
+    r"(?P<name>[A-Za-z_$][A-Za-z0-9_$]*)\s*(?:\(.*\)?|<.*>?|\{.*|:.*)?$"
+)
+_DECL_KIND: dict[str, ExpectedKind] = {
+    "def": "function",
+    "function": "function",
+    "func": "function",
+    "fn": "function",
+    "class": "class",
+    "struct": "struct",
+    "interface": "interface",
+    "trait": "interface",
+    "enum": "enum",
+    "const": "constant",
+    "let": "variable",
+    "var": "variable",
+}
+_PATH_RE = re.compile(
+    r"(?<![\w`])(?:\.{0,2}/)?(?:[\w.@-]+/)+[\w.@-]*[\w]"
+    r"|\b[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|rb|c|h|cc|cpp|hpp|cs|php|kt|"
+    r"swift|md|rst|txt|json|toml|yaml|yml|cfg|ini|lock|html|css|sh|sql)\b",
+    re.IGNORECASE,
+)
+"""File paths and file names: they locate the code rather than describe it."""
+_CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
+_ACRONYM_RE = re.compile(r"[A-Z][A-Z0-9]+s?")
+
+
+def strip_citations(claim: str) -> str:
+    """The claim without its ``[path:10-25]`` citation markers (they are not terms)."""
+    return _CITATION_RE.sub(" ", claim)
+
+
+def _is_identifier_shape(token: str) -> bool:
+    """CamelCase / camelCase / snake_case / dotted / ``name()`` / UPPER_SNAKE."""
+    if token.endswith("()") or "." in token or "::" in token:
+        return True
+    core = token.strip("_$")
+    if "_" in core or "$" in token:
+        return True
+    if token.startswith("_") and len(core) > 0:
+        return True
+    return bool(_CAMEL_RE.search(token)) and not _ACRONYM_RE.fullmatch(token)
+
+
+def _code_span_term(content: str) -> ClaimTerm | None:
+    """Term for a code span: a name (call parens and declaration keywords removed) or code."""
+    text = content.strip()
+    if not text or _PATH_RE.fullmatch(text):
+        return None
+    decl = _DECL_PREFIX_RE.match(text)
+    if decl and decl.group("kw") != "type":
+        return ClaimTerm(decl.group("name"), "code_span", _DECL_KIND.get(decl.group("kw")))
+    if decl:
+        return ClaimTerm(decl.group("name"), "code_span")
+    stripped = _CALL_SUFFIX_RE.sub("", text).strip()
+    if stripped.startswith("@"):
+        stripped = stripped[1:]
+    if _SIMPLE_NAME_RE.fullmatch(stripped):
+        return ClaimTerm(stripped, "code_span")
+    return ClaimTerm(text, "code_span")
+
+
+@dataclass(slots=True)
+class _Token:
+    text: str
+    kind: str  # "term", "kind", "sep", "stop", "other"
+    term: ClaimTerm | None = None
+    capitalised: bool = False
+
+
+def _tokenize(claim: str) -> list[_Token]:
+    """Claim → tokens, with code spans and quotes replaced by single term tokens."""
+    placeholders: list[ClaimTerm] = []
+
+    def hold(term: ClaimTerm | None) -> str:
+        if term is None:
+            return " "
+        placeholders.append(term)
+        return f" \x00{len(placeholders) - 1}\x00 "
+
+    text = _FENCE_RE.sub(lambda m: hold(_code_span_term(m.group(1))), claim)
+    text = _DOUBLE_QUOTED_RE.sub(lambda m: hold(ClaimTerm(m.group(1).strip(), "quoted")), text)
+    text = _SINGLE_QUOTED_RE.sub(lambda m: hold(ClaimTerm(m.group(1).strip(), "quoted")), text)
+    text = _PATH_RE.sub(" ", text)
+    tokens: list[_Token] = []
+    sentence_start = True
+    for piece in re.split(r"(\x00\d+\x00)", text):
+        if piece.startswith("\x00"):
+            term = placeholders[int(piece.strip("\x00"))]
+            tokens.append(_Token(term.text, "term", term if term.text else None))
+            sentence_start = False
+            continue
+        for match in _TOKEN_RE.finditer(piece):
+            if match.group("sep"):
+                tokens.append(_Token(match.group(), "sep"))
+                continue
+            if match.group("other"):
+                char = match.group()
+                tokens.append(_Token(char, "other"))
+                if char in ".!?:":
+                    sentence_start = True
+                continue
+            raw = match.group("ident")
+            tokens.append(_classify_word(raw, sentence_start))
+            sentence_start = False
+    return tokens
+
+
+def _classify_word(raw: str, sentence_start: bool) -> _Token:
+    lower = raw.lower()
+    if lower in KIND_WORDS:
+        return _Token(raw, "kind")
+    if _is_identifier_shape(raw):
+        name = raw[:-2] if raw.endswith("()") else raw
+        return _Token(name, "term", ClaimTerm(name, "identifier"))
+    if lower in STOP_WORDS or lower in GENERIC_WORDS:
+        return _Token(raw, "stop")
+    if len(raw) < 2 or raw.isdigit():
+        return _Token(raw, "other")
+    capitalised = raw[0].isupper() and not sentence_start and not _ACRONYM_RE.fullmatch(raw)
+    return _Token(raw, "term", ClaimTerm(lower, "word"), capitalised=capitalised)
+
+
+def _name_term(token: _Token, kind: ExpectedKind, *, after: bool) -> ClaimTerm | None:
+    """The term ``token`` becomes when a kind word names it, or ``None`` if it cannot be a name."""
+    term = token.term
+    if term is None:
+        return None
+    if term.kind in ("code_span", "identifier"):
+        if term.expected_kind is not None or " " in term.text:
+            return term
+        return replace(term, expected_kind=kind)
+    if term.kind == "word" and token.capitalised:
+        return ClaimTerm(token.text, "identifier", kind)
+    if term.kind == "word" and not after and term.text not in _MODIFIERS:
+        # "a save method": a soft expectation (see ``extract_terms``).
+        return replace(term, expected_kind=kind)
+    return None
+
+
+def _assign_kinds(tokens: list[_Token]) -> None:
+    """Give names next to kind words their expected kind, in place.
+
+    "the `X` function", "X class" (name before) and "function X",
+    "fields `a`, `b` and `c`" (name or list after) are both recognised.
+    """
+    for i, token in enumerate(tokens):
+        if token.kind != "kind":
+            continue
+        kind = KIND_WORDS[token.text.lower()]
+        plural = token.text.lower().endswith("s") and token.text.lower() != "class"
+        # Name(s) before: "the `User` class", "`a` and `b` fields".
+        j = i - 1
+        named_before = False
+        while j >= 0:
+            prev = tokens[j]
+            new = _name_term(prev, kind, after=False) if prev.kind == "term" else None
+            if new is None:
+                break
+            prev.term = new
+            named_before = True
+            j -= 1
+            if not plural or j < 0 or tokens[j].kind != "sep":
+                break
+            while j >= 0 and tokens[j].kind == "sep":
+                j -= 1
+        if named_before:
+            continue
+        # Name(s) after: "function `parse`", "fields `a`, `b` and `c`".
+        j = i + 1
+        while j < len(tokens):
+            nxt = tokens[j]
+            new = _name_term(nxt, kind, after=True) if nxt.kind == "term" else None
+            if new is None:
+                break
+            nxt.term = new
+            j += 1
+            if not plural or j >= len(tokens) or tokens[j].kind != "sep":
+                break
+            while j < len(tokens) and tokens[j].kind == "sep":
+                j += 1
+
+
+def extract_terms(claim: str) -> list[ClaimTerm]:
+    """Checkable terms of ``claim``, in order of appearance, without duplicates.
+
+    Citation markers are removed first. Duplicates (case-insensitive) keep
+    the first occurrence, upgraded to the strongest kind and the expected
+    definition kind of any occurrence.
+
+    A plain lower-case ``word`` right before a kind word ("a save method")
+    gets an expected kind too, but the verifier treats it as a *soft*
+    expectation: it is reported as a definition when one exists and
+    otherwise matched as an ordinary word, because "the validation
+    function" is as often a description as a name. A capitalised word next
+    to a kind word ("the User class", "class User") becomes an identifier
+    with a firm expectation.
+
+    Examples:
+        >>> [t.text for t in extract_terms("The `validate_token` function checks expiry")]
+        ['validate_token', 'expiry']
+    """
+    tokens = _tokenize(strip_citations(claim))
+    _assign_kinds(tokens)
+    strength = {"code_span": 3, "identifier": 2, "quoted": 1, "word": 0}
+    out: dict[str, ClaimTerm] = {}
+    for token in tokens:
+        term = token.term
+        if token.kind != "term" or term is None or not term.text:
+            continue
+        key = term.text.lower()
+        seen = out.get(key)
+        if seen is None:
+            out[key] = term
+            continue
+        kind = term.kind if strength[term.kind] > strength[seen.kind] else seen.kind
+        expected = seen.expected_kind or term.expected_kind
+        out[key] = ClaimTerm(seen.text if kind == seen.kind else term.text, kind, expected)
+    return list(out.values())
+
+
+__all__ = ["GENERIC_WORDS", "KIND_WORDS", "STOP_WORDS", "ClaimTerm", "extract_terms"]
