@@ -19,13 +19,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from citecal.errors import ConfigError
 
-# Indicator lists from seed §13.1, kept as data so users can extend them.
+# Indicator lists from seed §13.1, kept as data so users can extend them. They are
+# matched case-insensitively; _SYMBOL (a code span, snake_case/dotted name, `name()`,
+# or a capitalised/camelCase word via the case-sensitive (?-i:...) group) keeps
+# "this module handles ..." or "returns the result" from counting as a named symbol.
+_SYMBOL = r"(?:`[^`]+`|\w*[_.]\w*[A-Za-z0-9]|\w+\(\)|(?-i:[A-Z]\w*|[a-z]+[A-Z]\w*))"
 EXTRACTIVE_INDICATORS: tuple[str, ...] = (
     r"`[^`]+`",
-    r"\b(?:function|class|method|variable|field|constant|module|decorator|enum|interface|struct)\s+`?[A-Za-z_][\w.]*",
+    r"\b(?:function|class|method|variable|field|constant|module|decorator|enum|interface|struct)\s+"
+    + _SYMBOL,
     r"\b(?:defined|located|found|declared)\s+(?:in|at)\b",
     r"\bnamed?\s+`?\w+`?",
-    r"\b(?:returns?|raises?|throws?|imports?|exports?|calls?)\s+`?[A-Za-z_][\w.]*\(?",
+    r"\b(?:returns?|raises?|throws?|imports?|exports?|calls?)\s+" + _SYMBOL,
 )
 ABSTRACTIVE_INDICATORS: tuple[str, ...] = (
     r"\b(?:handles?|manages?|responsible)\b",
