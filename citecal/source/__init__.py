@@ -20,19 +20,23 @@ from citecal.source._git import GitStore
 from citecal.source._languages import language_for_path
 from citecal.source._open import open_store
 from citecal.source._store import CachingStore, SourceStore
+from citecal.source._symbols import Definition, SymbolIndex, build_symbol_index
 
 __all__ = [
     "BinaryFile",
     "CachingStore",
+    "Definition",
     "DirectoryStore",
     "FileMissing",
     "GitStore",
     "SourceFile",
     "SourceFileError",
     "SourceStore",
+    "SymbolIndex",
     "UndecodableFile",
     "UnreadableFile",
     "UnsafePath",
+    "build_symbol_index",
     "language_for_path",
     "open_store",
 ]

@@ -26,7 +26,8 @@ for: if any code span, identifier or quoted string is missing the verdict
 is at most ``partial``, and if *every* such term is missing it is
 ``not_supports`` whatever the words say. Confidence is high for supports
 and not_supports, medium for partial, and one step lower (to medium) when
-the claim has a single term, when supports rests on a fuzzy name match, or
+the claim has a single term, when it names no code at all (prose words are
+weak evidence either way), when supports rests on a fuzzy name match, or
 when not_supports comes from the all-names-missing rule rather than the
 score.
 
@@ -406,6 +407,7 @@ def verify_extractive(
     fuzzy_strong = any(r.fuzzy for r in strong if r.found)
     if (
         len(results) == 1
+        or not strong
         or (label == "supports" and fuzzy_strong)
         or (label == "not_supports" and rule)
     ):
