@@ -253,15 +253,7 @@ def read_exact(stream: IO[bytes], size: int) -> bytes:
 class HugeContent:
     """Lines of a large file read back with ``pread`` through a per-chunk newline count."""
 
-    __slots__ = (
-        "_base",
-        "_cumulative",
-        "_fh",
-        "_last_chunk",
-        "_last_positions",
-        "_size",
-        "_unterminated",
-    )
+    __slots__ = ("_base", "_cumulative", "_fh", "_recent", "_size", "_unterminated")
 
     def __init__(self, fh: IO[bytes], indexer: LineIndexer, head: bytes, last: bytes) -> None:
         self._fh = fh  # owned: closed when this object is collected, or by close()
@@ -269,8 +261,8 @@ class HugeContent:
         self._size = indexer.size
         self._base = len(_BOM) if head.startswith(_BOM) else 0
         self._unterminated = self._size > self._base and last != b"\n"
-        self._last_chunk = -1
-        self._last_positions: npt.NDArray[np.intp] = np.empty(0, dtype=np.intp)
+        # newline offsets of the chunk read last (one tuple: replaced atomically)
+        self._recent: tuple[int, npt.NDArray[np.intp]] = (-1, np.empty(0, dtype=np.intp))
 
     @property
     def line_count(self) -> int:
@@ -281,11 +273,12 @@ class HugeContent:
         """Byte offset of the ``k``-th newline (0-based)."""
         chunk = bisect.bisect_right(self._cumulative, k) - 1
         begin = chunk * CHUNK_BYTES
-        if self._last_chunk != chunk:  # one chunk cached: citations cluster
+        cached, positions = self._recent
+        if cached != chunk:  # citations into one file cluster: keep the last chunk
             data = pread_exact(self._fh.fileno(), min(CHUNK_BYTES, self._size - begin), begin)
-            self._last_positions = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
-            self._last_chunk = chunk
-        return begin + int(self._last_positions[k - self._cumulative[chunk]])
+            positions = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
+            self._recent = (chunk, positions)
+        return begin + int(positions[k - self._cumulative[chunk]])
 
     def lines(self, start: int, end: int) -> str:
         begin = self._base if start == 1 else self._newline_at(start - 2) + 1

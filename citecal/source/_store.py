@@ -95,12 +95,17 @@ class CachingStore(abc.ABC):
         """All files, any order."""
 
     def close(self) -> None:
-        """Release file handles held by large files (idempotent)."""
-        for entry in self._files.values():
+        """Release the file handles of large files (idempotent).
+
+        Large files handed out before stop serving ``lines``; reading them
+        again from this store indexes them anew.
+        """
+        for key, entry in list(self._files.items()):
             if isinstance(entry, SourceFile):
                 close = getattr(entry._content, "close", None)
                 if close is not None:
                     close()
+                    del self._files[key]
 
     def __enter__(self) -> Self:
         return self

@@ -202,6 +202,8 @@ def test_large_file_keeps_a_handle_until_close(repo: Path) -> None:
         assert f.lines(999, 1000) == "line\nline"
     with pytest.raises(ValueError):  # handle released by close()
         f.lines(1, 1)
+    assert store.read("big.txt").lines(1, 1) == "line"  # indexed anew after close
+    store.close()
 
 
 def test_list_files(repo: Path, tmp_path: Path) -> None:

@@ -203,6 +203,13 @@ def test_subdirectory_of_a_work_tree(repo: Path) -> None:
     assert str(info.value) == f"newdir does not exist at revision 'HEAD~1' in {repo / 'newdir'}"
 
 
+def test_bare_repository(repo: Path, tmp_path: Path, git: GitRun) -> None:
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    with GitStore(bare, "main~1") as store:
+        assert store.read("src/app.py").lines(2, 2) == "    return 1"
+
+
 def test_list_files(repo: Path) -> None:
     with GitStore(repo, "HEAD") as store:
         # regular blobs plus symlinks that resolve to a blob inside; no escaping links
