@@ -39,6 +39,7 @@ widen the citation (``fix_reference`` / ``expand_range``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -308,7 +309,11 @@ def match_term(
 
 
 def _hint(
-    missing: list[TermResult], index: SymbolIndex, start: int, end: int
+    missing: list[TermResult],
+    index: SymbolIndex,
+    start: int,
+    end: int,
+    file_text_lines: Callable[[int, int], str] | None = None,
 ) -> tuple[str | None, tuple[int, int] | None]:
     """Where missing names are in the rest of the file (definitions first, then uses)."""
     notes: list[str] = []
@@ -343,7 +348,11 @@ def _hint(
             near = min(outside, key=lambda n: min(abs(n - start), abs(n - end)))
             shown = ", ".join(str(n) for n in outside[:5]) + (", ..." if len(outside) > 5 else "")
             plural = "s" if len(outside) > 1 else ""
-            notes.append(f"`{name}` appears at line{plural} {shown}, outside {cited}")
+            quote = ""
+            if file_text_lines is not None:
+                text = " ".join(file_text_lines(near, near).split())
+                quote = f" (line {near}: `{text[:80]}`)" if text else ""
+            notes.append(f"`{name}` appears at line{plural} {shown}, outside {cited}{quote}")
             lines = lines or (near, near)
     return ("; ".join(notes) or None), lines
 
@@ -355,6 +364,7 @@ def verify_extractive(
     end_line: int,
     index: SymbolIndex,
     config: ExtractiveConfig,
+    file_text_lines: Callable[[int, int], str] | None = None,
 ) -> Verdict:
     """Verify ``claim`` against the cited lines by term matching (no LLM).
 
@@ -366,6 +376,9 @@ def verify_extractive(
         index: The cited file's symbol index (:func:`citecal.source.build_symbol_index`),
             built once per file by the caller.
         config: Thresholds and fuzzy-matching settings.
+        file_text_lines: Optional ``SourceFile.lines``-like accessor; when
+            given, a hint about a name used (not defined) elsewhere in the
+            file quotes that line.
 
     Returns:
         A ``method="extractive"`` verdict. ``unverified`` (score ``None``)
@@ -425,7 +438,7 @@ def verify_extractive(
     if not enforce_kind and any(t.expected_kind for t in terms):
         parts.append("definition kinds not checked (no parser for this file's language)")
     reasoning = "; ".join(parts) + "."
-    hint, hint_lines = _hint(missing, index, start_line, end_line)
+    hint, hint_lines = _hint(missing, index, start_line, end_line, file_text_lines)
     return Verdict(
         verdict=label,
         method="extractive",
