@@ -1,0 +1,166 @@
+"""Claim terms: code spans, identifiers, quotes, words, and expected definition kinds."""
+
+from __future__ import annotations
+
+import pytest
+
+from citecal.verify import ClaimTerm, extract_terms
+from citecal.verify._terms import strip_citations
+
+
+def triples(claim: str) -> list[tuple[str, str, str | None]]:
+    return [(t.text, t.kind, t.expected_kind) for t in extract_terms(claim)]
+
+
+def test_seed_example_terms() -> None:
+    # seed §3.2.4: Extract ["validate_token", "expiry"]
+    assert triples("The `validate_token` function checks expiry") == [
+        ("validate_token", "code_span", "function"),
+        ("expiry", "word", None),
+    ]
+
+
+def test_citation_markers_are_not_terms() -> None:
+    claim = "The `parse` function reads config [src/app.py:10-25] [lib/x.py:L3]."
+    assert strip_citations(claim).strip().startswith("The `parse` function reads config")
+    assert triples(claim) == [
+        ("parse", "code_span", "function"),
+        ("reads", "word", None),
+        ("config", "word", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("Calls `validate_token()` first", [("validate_token", "code_span", None)]),
+        ("Calls `client.fetch(url, 3)` first", [("client.fetch", "code_span", None)]),
+        ("Uses `@app.route`", [("app.route", "code_span", None)]),
+        ("Has `def refresh(self, token)`", [("refresh", "code_span", "function")]),
+        ("Has `class TokenStore(Base):`", [("TokenStore", "code_span", "class")]),
+        ("It does `return None`", [("return None", "code_span", None)]),
+        ("See `src/auth.py`", []),
+    ],
+)
+def test_code_spans(claim: str, expected: list[tuple[str, str, str | None]]) -> None:
+    assert triples(claim) == expected
+
+
+def test_identifiers_dotted_camel_snake_upper() -> None:
+    claim = "Calling axios.create sets self.timeout and uses AuthManager, getUser() and MAX_RETRIES"
+    assert triples(claim) == [
+        ("axios.create", "identifier", None),
+        ("self.timeout", "identifier", None),
+        ("AuthManager", "identifier", None),
+        ("getUser", "identifier", None),
+        ("MAX_RETRIES", "identifier", None),
+    ]
+
+
+def test_rust_paths_are_identifiers() -> None:
+    assert triples("It builds Config::new here") == [
+        ("builds", "word", None),
+        ("Config::new", "identifier", None),
+    ]
+
+
+def test_quoted_strings() -> None:
+    claim = "The loader reads \"retry_count\" and the 'timeout' key, not the user's data."
+    assert triples(claim) == [
+        ("loader", "word", None),
+        ("reads", "word", None),
+        ("retry_count", "quoted", None),
+        ("timeout", "quoted", None),
+        ("key", "word", None),
+        ("user", "word", None),
+        ("data", "word", None),
+    ]
+
+
+def test_stop_and_generic_words_dropped() -> None:
+    claim = "This function returns the value and the class uses the method in the file."
+    assert extract_terms(claim) == []
+
+
+def test_abstract_verbs_are_not_terms() -> None:
+    assert triples("The module handles and manages retries") == [("retries", "word", None)]
+
+
+def test_file_paths_and_numbers_dropped() -> None:
+    assert triples("settings.yaml in ./lib/x-y/z.js sets 30 retries") == [("retries", "word", None)]
+
+
+def test_acronyms_and_sentence_initial_capitals_are_words() -> None:
+    assert triples("Tokens are JSON encoded") == [
+        ("tokens", "word", None),
+        ("json", "word", None),
+        ("encoded", "word", None),
+    ]
+
+
+def test_kind_before_and_after_names() -> None:
+    assert triples("The User class has a save method") == [
+        ("User", "identifier", "class"),
+        ("save", "word", "method"),
+    ]
+    assert triples("It defines class TokenStore and method `refresh`") == [
+        ("TokenStore", "identifier", "class"),
+        ("refresh", "code_span", "method"),
+    ]
+
+
+def test_plural_kind_lists() -> None:
+    assert triples("The User model has fields `name`, `email`, and `age`") == [
+        ("User", "identifier", "class"),
+        ("name", "code_span", "field"),
+        ("email", "code_span", "field"),
+        ("age", "code_span", "field"),
+    ]
+    assert triples("`a` and `b` functions") == [
+        ("a", "code_span", "function"),
+        ("b", "code_span", "function"),
+    ]
+
+
+def test_singular_kind_takes_one_name() -> None:
+    assert triples("The `parse` function and `dump` run") == [
+        ("parse", "code_span", "function"),
+        ("dump", "code_span", None),
+        ("run", "word", None),
+    ]
+
+
+def test_lowercase_word_after_kind_word_is_not_a_name() -> None:
+    # "function validates" describes; only a name-shaped token after a kind word is a name.
+    assert triples("The function validates tokens") == [
+        ("validates", "word", None),
+        ("tokens", "word", None),
+    ]
+
+
+def test_modifiers_before_kind_words_are_not_names() -> None:
+    assert triples("An async function awaits the response") == [
+        ("async", "word", None),
+        ("awaits", "word", None),
+        ("response", "word", None),
+    ]
+
+
+def test_duplicates_merge_to_strongest_kind() -> None:
+    assert extract_terms("The parser calls `parser` twice") == [
+        ClaimTerm("parser", "code_span", None),
+        ClaimTerm("twice", "word", None),
+    ]
+
+
+def test_hyphenated_words_split() -> None:
+    assert triples("Adds rate-limiting") == [
+        ("adds", "word", None),
+        ("rate", "word", None),
+        ("limiting", "word", None),
+    ]
+
+
+def test_empty_claim() -> None:
+    assert extract_terms("") == []
+    assert extract_terms("   [a.py:1-2] ") == []
