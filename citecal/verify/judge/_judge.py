@@ -199,8 +199,8 @@ class Judge:
     ) -> JudgeRun:
         """Judge every request; block until done.
 
-        ``progress`` is called with the number of requests just finished (an
-        increment, cache hits included). Runs its own event loop; inside an
+        ``progress`` is called with the number of requests finished so far
+        (cumulative, cache hits included) each time some finish. Runs its own event loop; inside an
         already running loop (a Jupyter kernel) it runs in a worker thread.
 
         Raises:
@@ -225,7 +225,14 @@ class Judge:
         if not requests:
             return JudgeRun(verdicts={})
         tally = _Tally()
-        done = progress or (lambda n: None)
+        finished = 0
+
+        def done(n: int) -> None:
+            nonlocal finished
+            finished += n
+            if progress is not None:
+                progress(finished)
+
         first: dict[str, Verdict] = {}
         pending: list[JudgeRequest] = []
         for r in requests:
