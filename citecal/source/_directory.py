@@ -26,12 +26,19 @@ from citecal.errors import StoreError
 from citecal.source._errors import FileMissing, UnreadableFile, display_path
 from citecal.source._files import SourceFile, index_bytes, index_file
 from citecal.source._languages import language_for_path
-from citecal.source._paths import escape_error, is_within, real_root, resolve_inside
+from citecal.source._paths import is_within, real_root, resolve_inside
 from citecal.source._store import CachingStore
 
 VCS_DIRECTORIES = frozenset({".git", ".hg", ".svn"})
 """Directory names left out of :meth:`DirectoryStore.list_files`."""
 
+_DIR_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+_HAVE_DIR_FD = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
@@ -64,20 +71,11 @@ class DirectoryStore(CachingStore):
         full = resolve_inside(self._root_real, path)
         shown = display_path(path)
         try:
-            st = os.stat(full)
-        except FileNotFoundError:
-            raise FileMissing(f"File not found: {shown}") from None
+            fd, st = self._open_regular(full, path)
         except OSError as exc:
-            raise _os_error(shown, exc) from None
-        if stat.S_ISDIR(st.st_mode):
-            raise FileMissing(f"File not found: {shown} (a directory)")
-        if not stat.S_ISREG(st.st_mode):
-            raise FileMissing(f"File not found: {shown} (not a regular file)")
-        try:
-            fd = os.open(full, _OPEN_FLAGS)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:  # replaced by a symlink after the checks
-                raise escape_error(path) from None
+            if exc.errno == errno.ELOOP:  # a loop, or a symlink swapped in after resolving
+                resolve_inside(self._root_real, path)  # raises UnsafePath if it now escapes
+                raise FileMissing(f"File not found: {shown} (symlink loop)") from None
             raise _os_error(shown, exc) from None
         fh = os.fdopen(fd, "rb")
         try:
@@ -97,6 +95,39 @@ class DirectoryStore(CachingStore):
         fh.close()
         return index_bytes(path, data, language, self.config.binary_sniff_bytes)
 
+    def _open_regular(self, full: str, path: str) -> tuple[int, os.stat_result]:
+        """Open resolved ``full`` read-only, following no symlink on the way.
+
+        ``full`` has no symlinks left (it went through ``realpath``), so each
+        directory below the root is opened with ``O_NOFOLLOW`` relative to its
+        parent: a component swapped for a symlink after resolution fails with
+        ``ELOOP`` instead of leading outside. The last component is
+        ``lstat``-ed before it is opened, so FIFOs and devices are never opened.
+
+        Raises:
+            FileMissing: not a regular file.
+            OSError: from the system calls (mapped by the caller).
+        """
+        shown = display_path(path)
+        parts = os.path.relpath(full, self._root_real).split(os.sep)
+        if parts == ["."]:
+            raise FileMissing(f"File not found: {shown} (a directory)")
+        if not _HAVE_DIR_FD:  # e.g. Windows: plain path-based checks
+            st = os.stat(full, follow_symlinks=False)
+            _require_regular(st, shown)
+            return os.open(full, _OPEN_FLAGS), st
+        dir_fd = os.open(self._root_real, _DIR_FLAGS)
+        try:
+            for part in parts[:-1]:
+                child = os.open(part, _DIR_FLAGS, dir_fd=dir_fd)
+                os.close(dir_fd)
+                dir_fd = child
+            st = os.stat(parts[-1], dir_fd=dir_fd, follow_symlinks=False)
+            _require_regular(st, shown)
+            return os.open(parts[-1], _OPEN_FLAGS, dir_fd=dir_fd), st
+        finally:
+            os.close(dir_fd)
+
     def _list(self) -> list[str]:
         files: list[str] = []
         root = self._root_real
@@ -110,6 +141,15 @@ class DirectoryStore(CachingStore):
                     continue  # a link out of the repository is not one of its files
                 files.append(prefix + name)
         return files
+
+
+def _require_regular(st: os.stat_result, shown: str) -> None:
+    if stat.S_ISLNK(st.st_mode):  # only left by realpath on a loop
+        raise OSError(errno.ELOOP, "symlink loop")
+    if stat.S_ISDIR(st.st_mode):
+        raise FileMissing(f"File not found: {shown} (a directory)")
+    if not stat.S_ISREG(st.st_mode):
+        raise FileMissing(f"File not found: {shown} (not a regular file)")
 
 
 def _os_error(shown: str, exc: OSError) -> FileMissing | UnreadableFile:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from collections.abc import Callable
@@ -223,3 +224,16 @@ def test_missing_root(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(StoreError, match=r"^repository is not a directory: "):
         DirectoryStore(tmp_path / "file")
+
+
+def test_directory_swapped_for_a_symlink_after_resolution_is_not_followed(
+    repo: Path, tmp_path: Path
+) -> None:
+    # Simulate the race: the path was resolved while "vendor" was a real
+    # directory; by the time it is opened, "vendor" links outside.
+    (repo / "vendor").symlink_to(tmp_path / "outside", target_is_directory=True)
+    store = DirectoryStore(repo)
+    resolved_before_swap = os.path.join(os.path.realpath(repo), "vendor", "secret.txt")
+    with pytest.raises(OSError) as info:
+        store._open_regular(resolved_before_swap, "vendor/secret.txt")
+    assert info.value.errno in (errno.ELOOP, errno.ENOTDIR)
