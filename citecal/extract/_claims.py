@@ -15,7 +15,7 @@ belongs to if clause boundaries (``;``, ``, and``, ``, but``, ``, while``, ...)
 sit between them; brackets with no boundary between them share their part.
 A citation whose part has no words (``- [a.py:3]`` under "Login is handled
 in:") falls back to the whole sentence, then to the previous sentence of the
-same section.
+same section, or its heading.
 
 ``paragraph_index`` counts blocks in document order: headings, paragraphs
 (each paragraph of a list item or blockquote is its own), HTML blocks, and
@@ -44,6 +44,7 @@ MAX_CLAIM_CHARS = 2000
 to the text just before its citation, so one runaway paragraph cannot turn
 100 000 citations into 100 000 copies of a megabyte-long claim."""
 
+_QUOTE_LEAD = re.compile(r"(?:>[ \t]?)*")
 _QUOTE_MARKS = re.compile(r"([\r\n])[ \t]*(?:>[ \t]?)+")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _EM_STAR = re.compile(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])")
@@ -52,6 +53,8 @@ _SPACE_PUNCT = re.compile(r" (?=[.,;:!?](?:\s|$))")
 _PIPE = re.compile(r"\s*(?<!\\)\|\s*")
 _EMPTY_CELLS = re.compile(r"(?: \|)+ ")
 _ALNUM = re.compile(r"[^\W_]")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _TRAILING = " \t.,;:"
 
 
@@ -66,7 +69,11 @@ class _Sentence:
     claimable: bool
 
 
-def _clean(piece: str, quoted: bool, row: bool) -> str:
+def _clean(piece: str, quoted: bool, row: bool, html: bool = False) -> str:
+    if "<" in piece:
+        piece = _COMMENT.sub("", piece)
+        if html:
+            piece = _TAG.sub(" ", piece)
     if quoted and ">" in piece:
         piece = _QUOTE_MARKS.sub(r"\1", piece)
     if "](" in piece:
@@ -88,7 +95,7 @@ class _Normaliser:
 
     def __call__(self, start: int, end: int, block: Block, groups: Sequence[CitationGroup]) -> str:
         text = self.text
-        quoted, row = block.quoted, block.kind == "table_row"
+        quoted, row, html = block.quoted, block.kind == "table_row", block.kind == "html"
         spans = self.spans
         if groups:
             pieces: list[str] = []
@@ -105,11 +112,11 @@ class _Normaliser:
         if (
             i < len(spans)
             and spans[i][0] < end
-            and ("*" in prose or "](" in prose or row or (quoted and ">" in prose))
+            and ("*" in prose or "](" in prose or "<" in prose or row or (quoted and ">" in prose))
         ):  # markup to remove next to code that must stay verbatim
-            result = self._with_code(start, end, i, quoted, row, groups)
+            result = self._with_code(start, end, i, quoted, row, html, groups)
         else:
-            result = _clean(prose, quoted, row).strip()
+            result = _clean(prose, quoted, row, html).strip()
         if row:
             result = _EMPTY_CELLS.sub(" | ", result).strip(" |")
         return result
@@ -121,6 +128,7 @@ class _Normaliser:
         i: int,
         quoted: bool,
         row: bool,
+        html: bool,
         groups: Sequence[CitationGroup],
     ) -> str:
         text, spans = self.text, self.spans
@@ -135,12 +143,12 @@ class _Normaliser:
         for s, e, is_code in cuts:
             prose.append(text[pos:s])
             if is_code:
-                out.append(_clean("".join(prose), quoted, row))
+                out.append(_clean("".join(prose), quoted, row, html))
                 prose = []
                 out.append(_SPACE.sub(" ", text[s:e]))
             pos = e
         prose.append(text[pos:end])
-        out.append(_clean("".join(prose), quoted, row))
+        out.append(_clean("".join(prose), quoted, row, html))
         return "".join(out).strip()
 
 
@@ -162,9 +170,11 @@ class _Extraction:
     sentences: tuple[_Sentence, ...]
 
 
-def _unit_bounds(unit: Unit) -> tuple[int, int]:
+def _unit_bounds(text: str, unit: Unit) -> tuple[int, int]:
     block = unit.block
     start = block.content_start if unit.start <= block.content_start else unit.start
+    if block.quoted and start == unit.start:  # a sentence starting a "> " continuation line
+        start = _QUOTE_LEAD.match(text, start, unit.end).end()  # type: ignore[union-attr]
     end = min(unit.end, block.content_end) if block.kind == "heading" else unit.end
     return start, max(start, end)
 
@@ -191,7 +201,7 @@ def _build(text: str) -> _Extraction:
             continue
         if not (unit.groups or block.claimable or block.kind == "heading"):
             continue
-        start, end = _unit_bounds(unit)
+        start, end = _unit_bounds(text, unit)
         full = norm(start, end, block, unit.groups)
         claim = _strip_claim(full)
         if block.kind == "heading":

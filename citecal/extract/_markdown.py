@@ -84,14 +84,15 @@ class Document:
     spaces (line breaks kept) and each inline code span keeps its outer
     backticks around :data:`INLINE_FILL` letters, so regexes over ``scan``
     never see inside code yet still see that code was there.
-    ``code_spans`` lists inline code spans (start, end) in order.
+    ``code_spans`` lists inline code spans (start, end) in order, ``hidden``
+    the regions blanked entirely: code blocks and HTML comments.
     """
 
     text: str
     scan: str
     blocks: tuple[Block, ...]
     code_spans: tuple[tuple[int, int], ...]
-    code_blocks: tuple[tuple[int, int], ...]
+    hidden: tuple[tuple[int, int], ...]
 
 
 @contextmanager
@@ -255,22 +256,45 @@ def parse_markdown(text: str) -> Document:
         index += counted
         blocks.append(Block(kind, start, end, c_start, c_end, idx, start, end, quoted, claimable))
     spans: list[tuple[int, int]] = []
+    hidden = list(code_blocks)
     for block in blocks:
-        if block.kind not in ("code", "rule"):
-            spans.extend(inline_code_spans(text, block.start, block.end))
+        if block.kind in ("code", "rule"):
+            continue
+        pos = block.start
+        for c_start, c_end in html_comments(text, block.start, block.end):
+            spans.extend(inline_code_spans(text, pos, c_start))
+            hidden.append((c_start, c_end))
+            pos = c_end
+        spans.extend(inline_code_spans(text, pos, block.end))
+    hidden.sort()
     return Document(
-        text, _mask(text, code_blocks, spans, True), tuple(blocks), tuple(spans), tuple(code_blocks)
+        text, _mask(text, hidden, spans, True), tuple(blocks), tuple(spans), tuple(hidden)
     )
+
+
+def html_comments(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``<!-- ... -->`` comments in ``text[start:end]``: invisible when rendered, so never cited."""
+    found: list[tuple[int, int]] = []
+    pos = start
+    while True:
+        s = text.find("<!--", pos, end)
+        if s < 0:
+            return found
+        e = text.find("-->", s + 4, end)
+        if e < 0:
+            return found
+        found.append((s, e + 3))
+        pos = e + 3
 
 
 def _mask(
     text: str,
-    code_blocks: list[tuple[int, int]],
+    hidden: list[tuple[int, int]],
     spans: list[tuple[int, int]],
     keep_ticks: bool,
 ) -> str:
-    """Blank code blocks (line breaks kept) and inline spans; same length as ``text``."""
-    regions = sorted([(s, e, True) for s, e in code_blocks] + [(s, e, False) for s, e in spans])
+    """Blank hidden regions (line breaks kept) and inline spans; same length as ``text``."""
+    regions = sorted([(s, e, True) for s, e in hidden] + [(s, e, False) for s, e in spans])
     out: list[str] = []
     pos = 0
     for s, e, is_block in regions:
@@ -293,10 +317,10 @@ def _run_len(text: str, s: int) -> int:
 
 
 def mask_code(text: str) -> str:
-    """``text`` with fenced and indented code blocks and inline code spans blanked.
+    """``text`` with code blocks, inline code spans and HTML comments blanked.
 
     The result has the same length and the same line breaks, so offsets found
     in it are offsets in ``text``; use it to scan prose without matching code.
     """
     doc = parse_markdown(text)
-    return _mask(text, list(doc.code_blocks), list(doc.code_spans), False)
+    return _mask(text, list(doc.hidden), list(doc.code_spans), False)

@@ -11,7 +11,9 @@ to. So the rules are ours, applied over the masked scan text of each block:
   brackets and emphasis) that is followed by whitespace and then an uppercase
   letter, a digit, a backtick, a quote, ``(``, ``[``, ``*``, ``_`` or ``<``,
   or by the end of the block. CJK ``。！？`` always end one.
-* Never inside code (it is masked), inside a citation bracket, or after an
+* Never inside code (it is masked), inside a bracket pair (a citation,
+  link text; up to 300 characters, so a stray ``[`` cannot swallow a
+  paragraph), or after an
   abbreviation (:data:`ABBREVIATIONS`). Dots followed by a non-space
   (file names, versions, decimals) are never candidates.
 * Citation brackets right after the terminator (``... credentials. [a.py:1]``)
@@ -21,6 +23,7 @@ to. So the rules are ours, applied over the masked scan text of each block:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
 from typing import NamedTuple
@@ -43,6 +46,9 @@ _TERMINATOR = re.compile(r"[.!?…]+[\"'”’»)*_]*(?=\s|$)|[。！？]+[」�
 _NON_SPACE = re.compile(r"\S")
 _WORD_BEFORE = re.compile(r"(?<![\w.])[A-Za-z]+(?:\.[A-Za-z]+)*$")
 _TRAILING_PUNCT = re.compile(r"[.,;:]*")
+_BRACKET = re.compile(r"\[[^\[\]]*\]")
+_MAX_BRACKET = 300
+_QUOTE_SKIP = re.compile(r"[>\s]*")
 _OPENERS = frozenset("`\"'“‘«(*_[<")
 CLAUSE_BOUNDARY = re.compile(
     r"\s*(?:;|,\s*(?:and|but|while|whilst|whereas|or|so|yet)\b)\s*", re.IGNORECASE
@@ -64,6 +70,8 @@ class Unit(NamedTuple):
 
 
 def _starts_sentence(ch: str) -> bool:
+    if not ch:
+        return False
     return ch.isupper() or ch.isdigit() or ch in _OPENERS or (ch.isalpha() and not ch.islower())
 
 
@@ -83,27 +91,44 @@ def _trimmed(scan: str, start: int, end: int) -> tuple[int, int] | None:
 
 
 def block_sentences(
-    scan: str, start: int, end: int, groups: list[CitationGroup]
+    text: str,
+    scan: str,
+    start: int,
+    end: int,
+    groups: Sequence[CitationGroup],
+    content_start: int | None = None,
+    quoted: bool = False,
 ) -> list[tuple[int, int]]:
-    """Sentence spans of the prose in ``scan[start:end]`` (see module rules).
+    """Sentence spans of the prose in ``text[start:end]`` (see module rules).
 
-    One pass over the terminator candidates; ``groups`` (sorted) is walked
-    with a pointer, so the cost is linear in the block length.
+    Boundaries are looked for in ``scan`` (code masked) from
+    ``content_start`` on, so a list marker such as ``1.`` never ends a
+    sentence; spans are trimmed in ``text`` so that they cover everything
+    written, markers and HTML comments included. ``quoted`` lets a sentence
+    start after a continuation line's ``>``. One pass over the terminator
+    candidates; ``groups`` (sorted) is walked with a pointer, so the cost is
+    linear in the block length.
     """
-    first = _trimmed(scan, start, end)
+    first = _trimmed(text, start, end)
     if first is None:
         return []
     pos, end = first
     spans: list[tuple[int, int]] = []
-    gi = 0
-    for m in _TERMINATOR.finditer(scan, pos, end):
+    gi = bi = 0
+    brackets = [
+        m.span() for m in _BRACKET.finditer(scan, pos, end) if m.end() - m.start() <= _MAX_BRACKET
+    ]
+    from_ = pos if content_start is None else max(pos, content_start)
+    for m in _TERMINATOR.finditer(scan, from_, end):
         t_start, boundary = m.span()
         if t_start < pos:
             continue  # swallowed by a citation attached to the previous sentence
         while gi < len(groups) and groups[gi].end <= t_start:
             gi += 1
-        if gi < len(groups) and groups[gi].start <= t_start:
-            continue  # inside a citation bracket
+        while bi < len(brackets) and brackets[bi][1] <= t_start:
+            bi += 1
+        if bi < len(brackets) and brackets[bi][0] <= t_start:
+            continue  # inside a bracket: a citation, link text, a note
         term = m.group()
         if term[0] == "." and term[1:2] != "." and _abbreviation(scan, pos, t_start):
             continue
@@ -111,21 +136,24 @@ def block_sentences(
         if nxt is None:
             break
         p = nxt.start()
-        k = gi
-        if k < len(groups) and groups[k].start == p:
-            while k < len(groups) and groups[k].start == p:
+        if gi < len(groups) and groups[gi].start == p:  # "... credentials. [a.py:1-3]"
+            k = gi
+            while nxt is not None and k < len(groups) and groups[k].start == p:
                 boundary = _TRAILING_PUNCT.match(scan, groups[k].end, end).end()  # type: ignore[union-attr]
                 k += 1
                 nxt = _NON_SPACE.search(scan, boundary, end)
-                if nxt is None:
-                    break
-                p = nxt.start()
+                p = nxt.start() if nxt is not None else end
             if nxt is None:
                 break
-        elif not _starts_sentence(scan[p]):
-            continue
+        else:
+            ch = scan[p]
+            if quoted and ch == ">":
+                q = _QUOTE_SKIP.match(scan, p, end).end()  # type: ignore[union-attr]
+                ch = scan[q] if q < end else ""
+            if not _starts_sentence(ch):
+                continue
         spans.append((pos, boundary))
-        pos = p
+        pos = _NON_SPACE.search(text, boundary, end).start()  # type: ignore[union-attr]
     spans.append((pos, end))
     return spans
 
@@ -158,12 +186,14 @@ def _analyse(text: str) -> tuple[Document, tuple[Unit, ...]]:
             continue
         groups = find_groups(scan, block.start, block.end, ref_definitions=block.kind == "other")
         if block.kind in ("heading", "table_row"):
-            span = _trimmed(scan, block.start, block.end)
+            span = _trimmed(doc.text, block.start, block.end)
             if span is not None:
                 units.append(Unit(span[0], span[1], block, tuple(groups)))
             continue
         gi = 0
-        for s, e in block_sentences(scan, block.start, block.end, groups):
+        for s, e in block_sentences(
+            doc.text, scan, block.start, block.end, groups, block.content_start, block.quoted
+        ):
             gj = gi
             while gj < len(groups) and groups[gj].start < e:
                 gj += 1
