@@ -49,7 +49,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citecal.config import ExtractiveConfig
 from citecal.models import Confidence, Verdict, VerdictLabel
-from citecal.source._symbols import IDENTIFIER_RE, Definition, SymbolIndex
+from citecal.source._symbols import Definition, SymbolIndex
 from citecal.verify._terms import ClaimTerm, ExpectedKind, extract_terms
 
 TERM_WEIGHTS: dict[str, float] = {"code_span": 3.0, "identifier": 2.0, "quoted": 2.0, "word": 1.0}
@@ -100,6 +100,8 @@ class TermResult:
     found: bool
     where: str = ""
     fuzzy: bool = False
+    in_range: bool = False
+    """For a missing name: it does occur in the range, only not as the claimed kind."""
 
     @property
     def strong(self) -> bool:
@@ -215,10 +217,12 @@ def _match_kinded(
         return TermResult(term, True, f"{d.kind}{via} definition at line {d.name_line}", fuzzy)
     if found is not None:
         d = found[0]
-        return TermResult(term, False, f"defined at line {d.name_line} as a {d.kind}, not a {kind}")
+        why = f"defined at line {d.name_line} as a {d.kind}, not a {kind}"
+        return TermResult(term, False, why, in_range=True)
     used = view.find_name(term.text, config)
     if used is not None:
-        return TermResult(term, False, f"used at line {used[1]} but not defined as a {kind} here")
+        why = f"used at line {used[1]} but not defined as a {kind} here"
+        return TermResult(term, False, why, in_range=True)
     return TermResult(term, False, "not in the cited range")
 
 
@@ -246,8 +250,8 @@ def _line_of(view: _RangeView, offset: int) -> int:
     return view.start + view.code_lower.count("\n", 0, offset)
 
 
-def _match_code(term: ClaimTerm, view: _RangeView, config: ExtractiveConfig) -> TermResult:
-    """A code expression such as ``return None`` or ``timeout=30``."""
+def _match_code(term: ClaimTerm, view: _RangeView) -> TermResult:
+    """A code expression such as ``return None`` or ``timeout=30``: verbatim up to spacing/case."""
     squeezed = re.sub(r"\s+", "", term.text)
     if squeezed and (
         squeezed in view.code_squeezed or squeezed.lower() in view.code_squeezed.lower()
@@ -255,10 +259,7 @@ def _match_code(term: ClaimTerm, view: _RangeView, config: ExtractiveConfig) -> 
         pos = view.code_lower.find(term.text.lower())
         where = view.label(_line_of(view, pos)) if pos >= 0 else "in the cited code"
         return TermResult(term, True, where)
-    names = [n for n in IDENTIFIER_RE.findall(term.text) if len(n) > 1]
-    if names and all(view.find_name(n, config) is not None for n in names):
-        return TermResult(term, True, "all of its names are in the range, not verbatim")
-    return TermResult(term, False, "not in the cited range")
+    return TermResult(term, False, "not verbatim in the cited range")
 
 
 def _match_quoted(term: ClaimTerm, view: _RangeView, config: ExtractiveConfig) -> TermResult:
@@ -305,7 +306,7 @@ def match_term(
         return _match_quoted(term, view, config)
     if _NAME_RE.fullmatch(term.text):
         return _match_name(term, view, config, enforce_kind)
-    return _match_code(term, view, config)
+    return _match_code(term, view)
 
 
 def _hint(
@@ -331,7 +332,10 @@ def _hint(
             if not start <= d.name_line <= end
         ]
         if expected is not None:
-            defs = [d for d in defs if d.kind in KIND_FAMILIES[expected]] or defs
+            # A name present here with another kind: only a definition of the
+            # claimed kind elsewhere is worth pointing to.
+            fitting = [d for d in defs if d.kind in KIND_FAMILIES[expected]]
+            defs = fitting or ([] if result.in_range else defs)
         if defs:
             d = min(defs, key=lambda d: min(abs(d.name_line - start), abs(d.name_line - end)))
             span = (
@@ -341,6 +345,8 @@ def _hint(
             )
             notes.append(f"`{name}` is defined at {span} ({d.kind}), outside {cited}")
             lines = lines or (d.start_line, d.end_line)
+            continue
+        if result.in_range:
             continue
         occurrences = index.lines_with(name) or index.lines_with(re.split(r"\.|::", name)[-1])
         outside = [n for n in occurrences if not start <= n <= end]
