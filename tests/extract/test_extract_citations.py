@@ -115,7 +115,10 @@ def test_raw_keeps_what_was_written() -> None:
 
 
 def test_ordered_by_position_across_blocks() -> None:
-    text = "# H\n\nFirst [a.py:1].\n\n- second [b.py:2]\n\n| c [c.py:3] | d |\n|---|---|\n| e [e.py:5] | f |\n"
+    text = (
+        "# H\n\nFirst [a.py:1].\n\n- second [b.py:2]\n"
+        "\n| c [c.py:3] | d |\n|---|---|\n| e [e.py:5] | f |\n"
+    )
     found = extract_citations(text)
     assert [c.citation.file_path for c in found] == ["a.py", "b.py", "c.py", "e.py"]
     positions = [c.position for c in found]
@@ -188,7 +191,10 @@ def test_citation_next_to_link_is_found() -> None:
 
 
 def test_citation_in_heading_table_and_quote() -> None:
-    text = "## Login [a.py:1]\n\n> Quoted claim [b.py:2].\n\n| x | y |\n|---|---|\n| cell [c.py:3] | z |\n"
+    text = (
+        "## Login [a.py:1]\n\n> Quoted claim [b.py:2].\n"
+        "\n| x | y |\n|---|---|\n| cell [c.py:3] | z |\n"
+    )
     assert cites(text) == [("a.py", 1, 1), ("b.py", 2, 2), ("c.py", 3, 3)]
 
 

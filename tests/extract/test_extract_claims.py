@@ -93,7 +93,10 @@ def test_quoted_paragraph_second_line() -> None:
 
 
 def test_table_row_claim_is_cells_text() -> None:
-    text = "| Name | What |\n|---|---|\n| `login` | Checks the password [a.py:1-5] |\n|  | empty first cell [b.py:2] |\n"
+    text = (
+        "| Name | What |\n|---|---|\n| `login` | Checks the password [a.py:1-5] |\n"
+        "|  | empty first cell [b.py:2] |\n"
+    )
     assert claims(text) == [
         ("[a.py:1-5]", "`login` | Checks the password"),
         ("[b.py:2]", "empty first cell"),
@@ -109,7 +112,10 @@ def test_html_block_claim_drops_tags() -> None:
 
 
 def test_clause_split_at_comma_and() -> None:
-    text = "The `login` function checks the password [a.py:1-5], and `logout` clears the session [a.py:7-9]."
+    text = (
+        "The `login` function checks the password [a.py:1-5],"
+        " and `logout` clears the session [a.py:7-9]."
+    )
     assert claims(text) == [
         ("[a.py:1-5]", "The `login` function checks the password"),
         ("[a.py:7-9]", "`logout` clears the session"),
@@ -227,7 +233,10 @@ def test_section_paragraph_context_position() -> None:
         ("src/session.py", "Sessions", 5),
         ("src/config.py", "Sessions", 6),
     ]
-    para = "The `login` function checks the password [src/auth.py:10-25]. It hashes with bcrypt [src/hash.py:3]."
+    para = (
+        "The `login` function checks the password [src/auth.py:10-25]."
+        " It hashes with bcrypt [src/hash.py:3]."
+    )
     assert found[0].context == para and found[1].context == para
     assert found[2].context == "- Sessions live in Redis [src/session.py:1-9]."
     assert found[4].context == (
@@ -252,7 +261,10 @@ def test_code_blocks_and_rules_do_not_count_as_paragraphs() -> None:
 
 
 def test_occurrence_counts_same_claim_and_citation() -> None:
-    text = "Same claim [a.py:1].\n\nSame claim [a.py:1].\n\nOther claim [a.py:1].\n\nSame claim [a.py:1]."
+    text = (
+        "Same claim [a.py:1].\n\nSame claim [a.py:1].\n"
+        "\nOther claim [a.py:1].\n\nSame claim [a.py:1]."
+    )
     found = extract_citations(text)
     assert [c.occurrence for c in found] == [0, 1, 0, 2]
     assert len({c.id for c in found}) == 4
