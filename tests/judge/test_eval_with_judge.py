@@ -1,0 +1,157 @@
+"""``citecal eval`` on the bundled example with the LLM judge behind a real local server."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from citecal.cli import cli
+from citecal.testing import FakeOpenAIServer, Reply
+
+pytestmark = pytest.mark.integration
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "examples"
+REPORT = str(EXAMPLES / "report.md")
+REPO = str(EXAMPLES / "shopcart")
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as srv:
+        yield srv
+
+
+def run_eval(env: dict[str, str], *extra: str, fmt: str = "json") -> tuple[int, str, str]:
+    base = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "CITECAL_CACHE_PATH": ""}
+    args = ["eval", REPORT, "--repo", REPO, "-f", fmt, *extra]
+    result = CliRunner().invoke(cli, args, env={**base, **env})
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def env(server: FakeOpenAIServer, tmp_path: Path) -> dict[str, str]:
+    return {
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_API_KEY": "test-key",
+        "CITECAL_CACHE_PATH": str(tmp_path / "cache.sqlite3"),
+    }
+
+
+def llm_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in doc["citations"] if c["method"] == "llm"]
+
+
+def test_eval_uses_judge_and_reports_cost_then_cache(
+    server: FakeOpenAIServer, env: dict[str, str]
+) -> None:
+    code, out, err = run_eval(env)
+    assert code == 0, err
+    doc = json.loads(out)
+    rows = llm_rows(doc)
+    assert rows, "abstractive claims must be judged"
+    s = doc["summary"]
+    assert s["llm_calls"] == server.calls > 0
+    assert s["llm_tokens"] > 0 and s["cost_usd"] > 0
+    assert s["abstractive_checked"] == len(rows)
+    for r in rows:
+        assert r["verdict"] in ("supports", "partial", "not_supports")
+        assert r["model"] in ("gpt-4o-mini", "gpt-4o")
+        assert r["prompt_version"].startswith("v1@")
+        assert r["score"] is not None and r["reasoning"]
+    assert sum(r["tokens"] for r in rows) == s["llm_tokens"]
+    assert sum(r["cost_usd"] for r in rows) == pytest.approx(s["cost_usd"])
+    escalated = [r for r in rows if r["escalated_from"]]
+    assert all(r["model"] == "gpt-4o" for r in escalated)
+    assert all(r["escalated_from"]["model"] == "gpt-4o-mini" for r in escalated)
+    assert doc["warnings"] == []
+
+    calls = server.calls
+    code, out2, err2 = run_eval(env)
+    assert code == 0, err2
+    doc2 = json.loads(out2)
+    assert server.calls == calls  # unchanged report: zero API calls
+    assert doc2["summary"]["llm_calls"] == 0 and doc2["summary"]["cost_usd"] == 0.0
+    assert [(r["id"], r["verdict"]) for r in llm_rows(doc2)] == [
+        (r["id"], r["verdict"]) for r in rows
+    ]
+
+    code, out3, _ = run_eval(env, "--no-cache")
+    assert code == 0 and json.loads(out3)["summary"]["llm_calls"] == calls
+    assert server.calls == 2 * calls
+
+
+def test_model_prompt_and_concurrency_options(
+    server: FakeOpenAIServer, env: dict[str, str]
+) -> None:
+    code, out, err = run_eval(env, "--model", "local-llama", "--concurrency", "1", "--no-cache")
+    assert code == 0, err
+    assert {r.model for r in server.requests} >= {"local-llama"}
+    assert server.max_in_flight == 1
+    doc = json.loads(out)
+    assert any("no price for model local-llama" in w for w in doc["warnings"])
+    code, _, err = run_eval(env, "--prompt", "v99")
+    assert code == 2 and "unknown prompt version 'v99': available: v1" in err
+
+
+def test_no_llm_degrades_with_one_line(server: FakeOpenAIServer, env: dict[str, str]) -> None:
+    code, out, err = run_eval(env, "--no-llm")
+    assert code == 0
+    assert server.calls == 0
+    doc = json.loads(out)
+    assert doc["summary"]["llm_calls"] == 0
+    assert all(r["verdict"] == "unverified" and r["model"] is None for r in llm_rows(doc))
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and warnings[0].endswith("unverified: --no-llm")
+
+
+def test_missing_key_degrades_with_one_line(tmp_path: Path) -> None:
+    code, out, err = run_eval({"OPENAI_BASE_URL": "https://judge.example.invalid/v1"}, fmt="json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["summary"]["llm_calls"] == 0
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "OPENAI_API_KEY is not set" in warnings[0]
+
+
+def test_unreachable_endpoint_degrades_with_one_line(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    code, out, err = run_eval(
+        {"OPENAI_BASE_URL": url, "CITECAL_CACHE_PATH": str(tmp_path / "c.db")}
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    judged = [c for c in doc["citations"] if c["mode"] == "abstractive"]
+    assert judged and all(c["verdict"] == "unverified" for c in judged)
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"warning: LLM judge unreachable at {url}")
+    assert warnings[0].endswith("claims unverified")
+
+
+def test_api_error_exits_2_without_output_file(
+    server: FakeOpenAIServer, env: dict[str, str], tmp_path: Path
+) -> None:
+    server.script(*[Reply.status_error(401, "Incorrect API key provided")] * 10)
+    out_file = tmp_path / "eval.json"
+    code, _, err = run_eval(env, "-o", str(out_file))
+    assert code == 2
+    assert err.strip().splitlines()[-1].startswith("Error: LLM judge API error: HTTP 401")
+    assert "check OPENAI_API_KEY" in err and "Traceback" not in err
+    assert not out_file.exists()
+    assert not [p for p in tmp_path.iterdir() if "eval.json" in p.name]  # no temp file either
+
+
+def test_dry_run_calls_nothing(server: FakeOpenAIServer, env: dict[str, str]) -> None:
+    code, out, err = run_eval(env, "--dry-run", fmt="table")
+    assert code == 0, err
+    assert server.calls == 0
+    assert out.startswith("dry run: ") and "calls" in out and "$" in out
