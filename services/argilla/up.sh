@@ -60,8 +60,8 @@ discovery.type: single-node
 cluster.routing.allocation.disk.threshold_enabled: false
 YML
   start_bg search "$SEARCH_DIR" java "-Xms$SEARCH_HEAP" "-Xmx$SEARCH_HEAP" -Djava.awt.headless=true \
-    -Dfile.encoding=UTF-8 -cp "$SEARCH_DIR/lib/*" "$SEARCH_RUNNER_MAIN" \
-    -numOfNode 1 -baseHttpPort "$SEARCH_BASE_PORT" -basePath "$SEARCH_DIR/data" \
+    -Dfile.encoding=UTF-8 -cp "$SEARCH_DIR/lib/*:$SEARCH_DIR/lib/knn/*" "$SEARCH_RUNNER_MAIN" \
+    -pluginTypes "$KNN_PLUGIN_CLASS" -numOfNode 1 -baseHttpPort "$SEARCH_BASE_PORT" -basePath "$SEARCH_DIR/data" \
     -clusterName citecal-argilla
   SEARCH_STARTED=1
 fi
