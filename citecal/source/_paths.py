@@ -46,7 +46,7 @@ def normalise_cited_path(path: str) -> str:
         # "/etc/passwd", "\\server\share", "~/.ssh/id_rsa", "~user/x", "C:\Windows", "C:/x"
         raise escape_error(path)
     norm = posixpath.normpath(path) if path else ""
-    if norm == ".." or norm.startswith("../"):
+    if norm == ".." or norm.startswith(("../", "~")):  # "./~/x" is still a home directory
         raise escape_error(path)
     if norm in ("", "."):
         raise FileMissing(f"File not found: {display_path(path) or '(empty path)'}")

@@ -5,13 +5,16 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citecal.config import ValidationConfig
-from citecal.source import BinaryFile, DirectoryStore, SourceFile, UndecodableFile
+from citecal.source import BinaryFile, DirectoryStore, SourceFile, UndecodableFile, _files
 from citecal.source._files import CHUNK_BYTES, index_bytes
 
 BOM = b"\xef\xbb\xbf"
@@ -223,3 +226,46 @@ def test_large_text_file_is_indexed_in_little_memory(tmp_path: Path) -> None:
     summary, grown_mb = res.stdout.splitlines()
     assert summary == "5 'first line\\nsecond line' 'last line'"
     assert int(grown_mb) < 64, f"peak RSS grew by {grown_mb} MB reading a 400 MB file"
+
+
+_line = st.text(alphabet=st.sampled_from(["a", "é", "日", "🙂", " ", "\t", "\r", "x"]), max_size=12)
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> bytes:
+    lines = draw(st.lists(_line, max_size=12))
+    endings = [draw(st.sampled_from(["\n", "\r\n"])) for _ in lines]
+    text = "".join(line + end for line, end in zip(lines, endings, strict=True))
+    if draw(st.booleans()):
+        text += draw(_line)  # a last line without newline
+    return (BOM if draw(st.booleans()) else b"") + text.encode()
+
+
+def _reference(data: bytes) -> list[str]:
+    text = data.removeprefix(BOM).decode()
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=_documents(), chunk=st.integers(min_value=1, max_value=9))
+def test_line_index_matches_a_reference_split(data: bytes, chunk: int) -> None:
+    expected = _reference(data)
+    f = mem(data)
+    assert f.line_count == len(expected)
+    for start in range(1, len(expected) + 1):
+        for end in range(start, len(expected) + 1):
+            assert f.lines(start, end) == "\n".join(expected[start - 1 : end])
+    # the streamed index, with tiny chunks so that lines span many of them
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_files, "CHUNK_BYTES", chunk)
+        root = Path(tmp)
+        (root / "f.txt").write_bytes(data)
+        big = DirectoryStore(root, ValidationConfig(max_file_bytes=1)).read("f.txt")
+        if not data:  # an empty file is never "larger" than the limit
+            return
+        assert big.line_count == len(expected)
+        for start in range(1, len(expected) + 1):
+            assert big.lines(start, len(expected)) == "\n".join(expected[start - 1 :])

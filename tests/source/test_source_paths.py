@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import posixpath
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citecal.source import FileMissing, UnsafePath
 from citecal.source._paths import is_within, normalise_cited_path
@@ -64,3 +68,21 @@ def test_is_within_compares_whole_components() -> None:
     assert not is_within("/srv/repo", "/srv/repo2/a.py")
     assert not is_within("/srv/repo", "/srv")
     assert is_within("/", "/etc/passwd")
+
+
+@settings(max_examples=500)
+@given(
+    st.lists(
+        st.sampled_from(["..", ".", "", "a", "b.py", "~", "/", "\\", "C:", "\x00", "..x"]),
+        max_size=8,
+    ).map("/".join)
+)
+def test_a_normalised_path_never_leaves_the_root(cited: str) -> None:
+    try:
+        norm = normalise_cited_path(cited)
+    except (UnsafePath, FileMissing):
+        return
+    assert not norm.startswith(("/", "../", "~")) and norm != ".."
+    assert "\x00" not in norm
+    root = "/srv/repo"
+    assert is_within(root, posixpath.normpath(posixpath.join(root, norm)))
