@@ -153,7 +153,7 @@ def _require_regular(st: os.stat_result, shown: str) -> None:
 
 
 def _os_error(shown: str, exc: OSError) -> FileMissing | UnreadableFile:
-    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG):
         return FileMissing(f"File not found: {shown}")
     if exc.errno == errno.ELOOP:
         return FileMissing(f"File not found: {shown} (symlink loop)")

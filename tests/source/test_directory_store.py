@@ -237,3 +237,10 @@ def test_directory_swapped_for_a_symlink_after_resolution_is_not_followed(
     with pytest.raises(OSError) as info:
         store._open_regular(resolved_before_swap, "vendor/secret.txt")
     assert info.value.errno in (errno.ELOOP, errno.ENOTDIR)
+
+
+def test_overlong_path_is_missing(repo: Path) -> None:
+    cited = "src/" + "x" * 300 + ".py"
+    with pytest.raises(FileMissing) as info:
+        DirectoryStore(repo).read(cited)
+    assert str(info.value) == f"File not found: {cited}"
