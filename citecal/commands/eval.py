@@ -48,15 +48,24 @@ def _build_judge(
         return None, str(exc)
 
 
-def _dry_run(report_text: str, store: SourceStore, config: Config, prompt: str | None) -> None:
+def _dry_run(
+    report_text: str,
+    store: SourceStore,
+    config: Config,
+    prompt: str | None,
+    model: str | None = None,
+    use_cache: bool = True,
+) -> None:
     from citecal.pipeline import analyse, judge_requests, routed
     from citecal.verify.judge import estimate_cost
 
     analysis = analyse(report_text, store, config)
     requests = judge_requests(analysis, routed(analysis, config), store, config)
-    est = estimate_cost(requests, config.judge, prompt)
+    est = estimate_cost(requests, config.judge, prompt, model=model, use_cache=use_cache)
+    cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
     click.echo(
-        f"dry run: {len(requests)} claims would go to the judge ({config.judge.judge_model}) in "
+        f"dry run: {len(requests) - est.cache_hits} claims would go to the judge"
+        f" ({est.model}){cached} in "
         f"{est.calls} calls, ~{est.prompt_tokens + est.completion_tokens} tokens "
         f"(~{est.prompt_tokens} in, ~{est.completion_tokens} out), ~${est.cost_usd:.4f}; "
         "nothing was sent"
@@ -67,7 +76,10 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     from citecal.render import render_json, render_markdown, render_table
 
     if fmt == "table" and output is None:
-        render_table(result, Console())
+        console = Console()
+        if not console.is_terminal:  # piped or CI log: wide enough to keep rows on one line
+            console = Console(width=max(console.width, 140))
+        render_table(result, console)
         return
     if fmt == "json":
         text = render_json(result)
@@ -150,7 +162,7 @@ def eval_command(
     config = load_config(repo if repo.is_dir() else None, config_file, overrides)
     store = open_store(repo, rev, config.validation)
     if dry_run:
-        _dry_run(report_text, store, config, prompt)
+        _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache)
         return
     judge, reason = (None, "--no-llm") if no_llm else _build_judge(config, prompt, model, no_cache)
     interactive = sys.stderr.isatty()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from citecal.models import EvalResult
@@ -19,7 +20,8 @@ _STYLE = {
 
 def _summary_table(result: EvalResult) -> Table:
     s = result.summary.model_dump()
-    table = Table(title=f"citecal · {result.report}", show_header=False, title_justify="left")
+    title = f"citecal · {escape(result.report)}"
+    table = Table(title=title, show_header=False, title_justify="left")
     table.add_column("metric")
     table.add_column("value", justify="right")
     for label, count, rate_field in SUMMARY_ROWS:
@@ -41,21 +43,21 @@ def _summary_table(result: EvalResult) -> Table:
 
 def _citations_table(result: EvalResult, width: int) -> Table:
     table = Table(title="Citations", title_justify="left", expand=False)
-    table.add_column("#", justify="right", style="dim")
-    table.add_column("citation", overflow="fold")
-    table.add_column("outcome")
-    table.add_column("mode")
-    table.add_column("score", justify="right")
-    table.add_column("claim / reason", overflow="fold")
+    table.add_column("#", justify="right", style="dim", no_wrap=True)
+    table.add_column("citation", overflow="fold", min_width=18, max_width=36)
+    table.add_column("outcome", no_wrap=True)
+    table.add_column("mode", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("claim / reason", overflow="fold", ratio=1, min_width=24)
     for n, r in enumerate(result.citations, 1):
         label = outcome_label(r.verdict, r.valid)
         reason = r.error if not r.valid else (r.reasoning or "")
-        detail = shorten(r.claim, width)
+        detail = escape(shorten(r.claim, width))
         if reason:
-            detail += f"\n[dim]{shorten(reason, width)}[/dim]"
+            detail += f"\n[dim]{escape(shorten(reason, width))}[/dim]"
         table.add_row(
             str(n),
-            r.citation,
+            escape(r.citation),
             f"[{_STYLE.get(label, '')}]{label}[/]",
             r.mode or "—",
             "—" if r.score is None else f"{r.score:.2f}",
@@ -66,10 +68,10 @@ def _citations_table(result: EvalResult, width: int) -> Table:
 
 def _failed_table(result: EvalResult, width: int) -> Table:
     table = Table(title="Failed citations", title_justify="left")
-    table.add_column("citation", overflow="fold")
-    table.add_column("failure")
-    table.add_column("suggested action")
-    table.add_column("why", overflow="fold")
+    table.add_column("citation", overflow="fold", min_width=18, max_width=36)
+    table.add_column("failure", no_wrap=True)
+    table.add_column("suggested action", no_wrap=True)
+    table.add_column("why", overflow="fold", ratio=1, min_width=24)
     for r in result.failed_citations:
         why = r.error or r.hint or r.reasoning or ""
         table.add_row(
@@ -80,11 +82,11 @@ def _failed_table(result: EvalResult, width: int) -> Table:
 
 def render_table(result: EvalResult, console: Console, *, show_citations: bool = True) -> None:
     """Print the summary, the citations and the failed ones."""
-    width = max(40, min(90, console.width - 60))
+    width = max(40, min(110, console.width - 50))
     console.print(_summary_table(result))
     if show_citations and result.citations:
         console.print(_citations_table(result, width))
     if result.failed_citations:
         console.print(_failed_table(result, width))
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
