@@ -244,6 +244,10 @@ def test_unknown_rev_is_exit_2(example_report: Path, tmp_path: Path) -> None:
     repo = tmp_path / "g"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "a.py").write_text("x = 1\n")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
     code, _, err = run(
         "eval", str(example_report), "--repo", str(repo), "--rev", "no-such-rev", "--no-llm"
     )
