@@ -300,8 +300,9 @@ class SymbolIndex:
     Built once per file by :func:`build_symbol_index`; every query is a
     binary search over arrays sorted by line, so asking about thousands of
     citations into one large file stays cheap. The only state that changes
-    after construction is the lazily built token-to-lines map behind
-    :meth:`lines_with` (filled on first use, then read-only).
+    after construction is memoisation: the tokens of each line (filled the
+    first time a query covers it) and the token-to-lines map behind
+    :meth:`lines_with` (built on first use).
     """
 
     def __init__(
@@ -330,6 +331,8 @@ class SymbolIndex:
         self._string_index = _SpanIndex(self.strings)
         self._comment_index = _SpanIndex(self.comments)
         self._token_lines: dict[str, list[int]] | None = None
+        # Tokens of each line, filled the first time a citation covers the line.
+        self._line_tokens: list[tuple[str, ...] | None] = [None] * len(lines)
 
     # ------------------------------------------------------------------ basics
 
@@ -385,15 +388,18 @@ class SymbolIndex:
         chain and each of its parts (``self.timeout`` → ``self.timeout``,
         ``self``, ``timeout``).
         """
-        lo = max(start, 1)
-        for offset, text in enumerate(self.lines(start, end)):
-            line = lo + offset
-            for match in IDENTIFIER_RE.finditer(text):
-                token = match.group()
-                yield line, token
-                if "." in token:
-                    for part in token.split("."):
-                        yield line, part
+        cache = self._line_tokens
+        for i in range(max(start, 1) - 1, min(end, len(self._lines))):
+            tokens = cache[i]
+            if tokens is None:
+                found: list[str] = []
+                for token in IDENTIFIER_RE.findall(self._lines[i]):
+                    found.append(token)
+                    if "." in token:
+                        found.extend(token.split("."))
+                tokens = cache[i] = tuple(found)
+            for token in tokens:
+                yield i + 1, token
 
     def tokens_in(self, start: int, end: int) -> frozenset[str]:
         """Identifier tokens (code names, string and comment words) in lines ``[start, end]``."""

@@ -72,7 +72,14 @@ KIND_FAMILIES: dict[str, frozenset[str]] = {
 
 _NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
 _SUBWORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_SPACE_RE = re.compile(r"\s+")
+_PART_SEP_RE = re.compile(r"\.|::")
 _STEMMER = snowballstemmer.stemmer("english")
+
+
+def _last_part(name: str) -> str:
+    """``axios.create`` → ``create``, ``Config::new`` → ``new``."""
+    return _PART_SEP_RE.split(name)[-1]
 
 
 @lru_cache(maxsize=65536)
@@ -81,11 +88,10 @@ def stem(word: str) -> str:
     return str(_STEMMER.stemWord(word))
 
 
-def _stems_related(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 4 and len(long_) - len(short) <= 2 and long_.startswith(short)
+@lru_cache(maxsize=65536)
+def _token_stems(token: str) -> tuple[str, ...]:
+    """Stems of a token's words (``validate_token`` → ``valid``, ``token``); memoised."""
+    return tuple(stem(part.lower()) for part in _SUBWORD_RE.findall(token))
 
 
 def _norm(name: str) -> str:
@@ -127,27 +133,56 @@ class _RangeView:
         self.start, self.end, self.index = start, end, index
         self.code = code
         self.code_lower = code.lower()
-        self.code_squeezed = re.sub(r"\s+", "", code)
+        self.code_squeezed = _SPACE_RE.sub("", code)
         self.tokens: dict[str, tuple[str, int]] = {}  # exact token -> (token, first line)
         self.lower: dict[str, tuple[str, int]] = {}
-        self.normalized: dict[str, tuple[str, int]] = {}
         for line, token in index.iter_tokens(start, end):
-            self.tokens.setdefault(token, (token, line))
-            self.lower.setdefault(token.lower(), (token, line))
-            self.normalized.setdefault(_norm(token), (token, line))
+            if token not in self.tokens:
+                self.tokens[token] = (token, line)
+                self.lower.setdefault(token.lower(), (token, line))
         self.definitions = index.definitions_in(start, end)
+        self._normalized: dict[str, tuple[str, int]] | None = None
         self._stems: dict[str, tuple[str, int]] | None = None
+        self._stem_prefixes: dict[str, tuple[str, int]] = {}
+
+    @property
+    def normalized(self) -> dict[str, tuple[str, int]]:
+        """Tokens keyed without case, ``_`` and ``$`` ("validateToken" = "validate_token")."""
+        if self._normalized is None:
+            table: dict[str, tuple[str, int]] = {}
+            for token, line in self.tokens.values():
+                table.setdefault(_norm(token), (token, line))
+            self._normalized = table
+        return self._normalized
 
     @property
     def stems(self) -> dict[str, tuple[str, int]]:
         """Stem of every word and identifier part in the range -> (source token, line)."""
         if self._stems is None:
             table: dict[str, tuple[str, int]] = {}
+            prefixes: dict[str, tuple[str, int]] = {}
             for token, line in self.tokens.values():
-                for part in _SUBWORD_RE.findall(token):
-                    table.setdefault(stem(part.lower()), (token, line))
-            self._stems = table
+                for key in _token_stems(token):
+                    table.setdefault(key, (token, line))
+                    # Shorter stems (4+ letters) this one extends by one or two letters.
+                    for cut in (1, 2):
+                        if len(key) - cut >= 4:
+                            prefixes.setdefault(key[:-cut], (token, line))
+            self._stems, self._stem_prefixes = table, prefixes
         return self._stems
+
+    def find_stem(self, word: str) -> tuple[str, int] | None:
+        """A range token whose stem is related to ``word``'s (equal, or prefix within 2)."""
+        target = stem(word)
+        stems = self.stems
+        if target in stems:
+            return stems[target]
+        if target in self._stem_prefixes:
+            return self._stem_prefixes[target]
+        for cut in (1, 2):
+            if len(target) - cut >= 4 and target[:-cut] in stems:
+                return stems[target[:-cut]]
+        return None
 
     def label(self, line: int) -> str:
         if self.index.comments_in(line, line):
@@ -167,7 +202,7 @@ class _RangeView:
                 token, line = table[key]
                 return token, line, False
         if "." in name or "::" in name:
-            last = re.split(r"\.|::", name)[-1]
+            last = _last_part(name)
             if last.lower() in self.lower:
                 token, line = self.lower[last.lower()]
                 return token, line, False
@@ -187,7 +222,7 @@ class _RangeView:
         self, name: str, config: ExtractiveConfig
     ) -> tuple[Definition, bool] | None:
         """A definition in the range named ``name`` (same rules as :meth:`find_name`)."""
-        last = re.split(r"\.|::", name)[-1]
+        last = _last_part(name)
         for wanted in (name, last):
             for d in self.definitions:
                 if d.name == wanted or _norm(d.name) == _norm(wanted):
@@ -252,7 +287,7 @@ def _line_of(view: _RangeView, offset: int) -> int:
 
 def _match_code(term: ClaimTerm, view: _RangeView) -> TermResult:
     """A code expression such as ``return None`` or ``timeout=30``: verbatim up to spacing/case."""
-    squeezed = re.sub(r"\s+", "", term.text)
+    squeezed = _SPACE_RE.sub("", term.text)
     if squeezed and (
         squeezed in view.code_squeezed or squeezed.lower() in view.code_squeezed.lower()
     ):
@@ -283,13 +318,7 @@ def _match_word(term: ClaimTerm, view: _RangeView, enforce_kind: bool) -> TermRe
     if word in view.lower:
         token, line = view.lower[word]
         return TermResult(term, True, view.label(line))
-    target = stem(word)
-    hit = view.stems.get(target)
-    if hit is None:
-        for candidate, value in view.stems.items():
-            if _stems_related(target, candidate):
-                hit = value
-                break
+    hit = view.find_stem(word)
     if hit is not None:
         token, line = hit
         return TermResult(term, True, f"as `{token}`, {view.label(line)}")
@@ -348,7 +377,7 @@ def _hint(
             continue
         if result.in_range:
             continue
-        occurrences = index.lines_with(name) or index.lines_with(re.split(r"\.|::", name)[-1])
+        occurrences = index.lines_with(name) or index.lines_with(_last_part(name))
         outside = [n for n in occurrences if not start <= n <= end]
         if outside:
             near = min(outside, key=lambda n: min(abs(n - start), abs(n - end)))

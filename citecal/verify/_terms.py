@@ -134,6 +134,7 @@ _TOKEN_RE = re.compile(
     r"|(?P<ident>[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?)"
     r"|(?P<other>\S)"
 )
+_PLACEHOLDER_RE = re.compile(r"(\x00\d+\x00)")
 _CALL_SUFFIX_RE = re.compile(r"\((?:[^()]*)\)$")
 _SIMPLE_NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
 _DECL_PREFIX_RE = re.compile(
@@ -225,7 +226,7 @@ def _tokenize(claim: str) -> list[_Token]:
     text = _PATH_RE.sub(" ", text)
     tokens: list[_Token] = []
     sentence_start = True
-    for piece in re.split(r"(\x00\d+\x00)", text):
+    for piece in _PLACEHOLDER_RE.split(text):
         if piece.startswith("\x00"):
             term = placeholders[int(piece.strip("\x00"))]
             tokens.append(_Token(term.text, "term", term if term.text else None))
