@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import collections
 import json
+import logging
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -94,6 +96,8 @@ class PromptClaim:
     claim: str
     code: str
 
+
+log = logging.getLogger("citecal.testing")
 
 _BATCH_ITEM_RE = re.compile(
     r'\[Claim (\d+)\]:\s*"(.*?)"\s*\n\[Code \1\][^\n]*\n(`{3,})[^\n]*\n(.*?)\n\3', re.DOTALL
@@ -220,6 +224,17 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
 
+class _QuietHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ConnectionError | TimeoutError):
+            return  # a client hung up (cancelled or timed-out request): expected in tests
+        log.warning("fake OpenAI server: error handling a request", exc_info=True)
+
+
 class FakeOpenAIServer:
     """An OpenAI-compatible server in a background thread (a context manager)."""
 
@@ -259,9 +274,7 @@ class FakeOpenAIServer:
         class Handler(_Handler):
             owner = server
 
-        httpd = ThreadingHTTPServer((self._host, self._port), Handler)
-        httpd.daemon_threads = True
-        httpd.block_on_close = False
+        httpd = _QuietHTTPServer((self._host, self._port), Handler)
         self._httpd = httpd
         self._stop.clear()
         self._thread = threading.Thread(

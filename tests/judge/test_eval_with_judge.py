@@ -154,4 +154,15 @@ def test_dry_run_calls_nothing(server: FakeOpenAIServer, env: dict[str, str]) ->
     code, out, err = run_eval(env, "--dry-run", fmt="table")
     assert code == 0, err
     assert server.calls == 0
-    assert out.startswith("dry run: ") and "calls" in out and "$" in out
+    first = out.strip()
+    assert first.startswith("dry run: ") and "(gpt-4o-mini) in " in first and "$" in first
+    assert "nothing was sent" in first
+    code, out, _ = run_eval(env, "--dry-run", "--model", "gpt-4o", fmt="table")
+    assert code == 0 and "(gpt-4o) in " in out
+    assert run_eval(env)[0] == 0  # a real run fills the cache
+    calls = server.calls
+    code, out, _ = run_eval(env, "--dry-run", fmt="table")
+    assert code == 0 and server.calls == calls
+    assert out.startswith("dry run: 0 claims would go to the judge") and " in 0 calls" in out
+    code, out, _ = run_eval(env, "--dry-run", "--no-cache", fmt="table")
+    assert out.strip().split(" in ")[-1] == first.split(" in ")[-1]  # cache ignored
