@@ -461,3 +461,24 @@ class _Handler(BaseHTTPRequestHandler):
                 "total_tokens": prompt_tokens + completion_tokens,
             }
         self._send(200, json.dumps(out).encode(), reply.headers)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m citecal.testing [--port N] [--latency S]``: serve until Ctrl-C."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--port", type=int, default=8399)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per request")
+    args = parser.parse_args(argv)
+    with FakeOpenAIServer(port=args.port, latency_s=args.latency) as srv:
+        print(f"OPENAI_BASE_URL={srv.base_url}  (heuristic judge; Ctrl-C stops)", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
