@@ -202,7 +202,8 @@ class LineIndexer:
         """
         pending = len(self._decoder.getstate()[0])
         try:
-            self._decoder.decode(chunk, final=False)
+            if pending or not chunk.isascii():  # ASCII is valid UTF-8: skip the decode
+                self._decoder.decode(chunk, final=False)
         except UnicodeDecodeError as exc:
             byte = self.size - pending + exc.start
             line = self.newlines + chunk.count(b"\n", 0, max(0, byte - self.size)) + 1
