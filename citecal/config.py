@@ -64,7 +64,7 @@ class ValidationConfig(_Section):
     """Structural validation limits."""
 
     max_file_bytes: int = Field(
-        50_000_000, ge=1, description="Larger files are rejected as too large, never read whole."
+        50_000_000, ge=1, description="Larger files are streamed in chunks, never read whole."
     )
     binary_sniff_bytes: int = Field(8192, ge=512)
 
