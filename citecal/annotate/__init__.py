@@ -1,0 +1,102 @@
+"""Argilla adapter: dataset settings from YAML, ``push`` of claim–code pairs, ``pull`` of answers.
+
+Layered like the Argilla SDK itself: :mod:`._settings` (YAML → ``rg.Settings``)
+and :mod:`._records` / :mod:`._sampling` are pure; :mod:`._client` owns the
+connection and maps the SDK's failures to typed errors; :mod:`._push` and
+:mod:`._pull` do the I/O.
+"""
+
+from citecal.annotate._client import (
+    LOCAL_API_KEY,
+    ArgillaAuthError,
+    ArgillaNotFound,
+    ArgillaUnavailable,
+    SchemaMismatch,
+    argilla_errors,
+    connect,
+    get_dataset,
+    get_workspace,
+)
+from citecal.annotate._pull import (
+    TABLE_COLUMNS,
+    PullCounts,
+    PullResult,
+    annotation_rows,
+    parse_timestamp,
+    pull_annotations,
+    write_table,
+)
+from citecal.annotate._push import PushSummary, push_evaluation, repo_reader, to_rg_record
+from citecal.annotate._records import (
+    AnnotationRecord,
+    BuiltRecords,
+    CodeLine,
+    SuggestionValue,
+    build_record,
+    build_records,
+    code_window,
+    judge_agent,
+    record_id,
+    render_cited_code,
+    report_id,
+)
+from citecal.annotate._sampling import (
+    STRATEGIES,
+    Strategy,
+    rule_judge_conflict,
+    select_citations,
+    uncertainty,
+)
+from citecal.annotate._settings import (
+    DEFAULT_SPEC_PATH,
+    AnnotationSpec,
+    load_spec,
+    parse_spec,
+    settings_diff,
+    to_settings,
+)
+
+__all__ = [
+    "DEFAULT_SPEC_PATH",
+    "LOCAL_API_KEY",
+    "STRATEGIES",
+    "TABLE_COLUMNS",
+    "AnnotationRecord",
+    "AnnotationSpec",
+    "ArgillaAuthError",
+    "ArgillaNotFound",
+    "ArgillaUnavailable",
+    "BuiltRecords",
+    "CodeLine",
+    "PullCounts",
+    "PullResult",
+    "PushSummary",
+    "SchemaMismatch",
+    "Strategy",
+    "SuggestionValue",
+    "annotation_rows",
+    "argilla_errors",
+    "build_record",
+    "build_records",
+    "code_window",
+    "connect",
+    "get_dataset",
+    "get_workspace",
+    "judge_agent",
+    "load_spec",
+    "parse_spec",
+    "parse_timestamp",
+    "pull_annotations",
+    "push_evaluation",
+    "record_id",
+    "render_cited_code",
+    "repo_reader",
+    "report_id",
+    "rule_judge_conflict",
+    "select_citations",
+    "settings_diff",
+    "to_rg_record",
+    "to_settings",
+    "uncertainty",
+    "write_table",
+]

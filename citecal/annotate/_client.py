@@ -1,0 +1,143 @@
+"""Connection to Argilla and the mapping of its failures to citecal's typed errors.
+
+Every call into the SDK runs inside :func:`argilla_errors`, which turns the
+SDK's typed exceptions and httpx's transport errors (caught by name) into one
+line that names ``ARGILLA_API_URL`` and says what to do; the CLI prints it and
+exits with code 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Iterator
+
+import argilla as rg
+import httpx
+from argilla._exceptions import (
+    ArgillaAPIError,
+    ArgillaCredentialsError,
+    ForbiddenError,
+    NotFoundError,
+    UnauthorizedError,
+)
+
+from citecal.config import ArgillaConfig
+from citecal.errors import InputError, ServiceError
+
+LOCAL_API_KEY = "citecal.apikey"
+"""API key of the owner user that ``make argilla-up`` creates (local use only)."""
+
+DEFAULT_TIMEOUT_S = 120
+
+
+class ArgillaUnavailable(ServiceError):
+    """The Argilla server cannot be reached."""
+
+
+class ArgillaAuthError(ServiceError):
+    """The Argilla server rejected the API key or the user's role."""
+
+
+class ArgillaNotFound(InputError):
+    """The dataset or workspace named on the command line does not exist."""
+
+
+class SchemaMismatch(InputError):
+    """An existing dataset's settings differ from the annotation config."""
+
+
+def api_key_of(config: ArgillaConfig) -> str:
+    """The configured key (``ARGILLA_API_KEY``), else the local stack's owner key."""
+    return config.api_key or LOCAL_API_KEY
+
+
+@contextlib.contextmanager
+def argilla_errors(api_url: str) -> Iterator[None]:
+    """Map SDK and transport failures inside the block to one-line typed errors."""
+    where = f"Argilla at {api_url} (ARGILLA_API_URL)"
+    try:
+        yield
+    except (ArgillaCredentialsError, UnauthorizedError):
+        raise ArgillaAuthError(
+            f"{where} rejected the API key: set ARGILLA_API_KEY to a valid key "
+            "(the local stack's owner key is printed by `make argilla-up`)"
+        ) from None
+    except ForbiddenError:
+        raise ArgillaAuthError(
+            f"{where} refused: this API key's user may not do that "
+            "(use an owner or admin key in ARGILLA_API_KEY)"
+        ) from None
+    except NotFoundError as exc:
+        raise ArgillaNotFound(f"{where}: not found ({_detail(exc)})") from None
+    except httpx.HTTPStatusError as exc:
+        status = exc.response.status_code
+        if status == 401:
+            raise ArgillaAuthError(f"{where} rejected the API key: set ARGILLA_API_KEY") from None
+        if status == 403:
+            raise ArgillaAuthError(
+                f"{where} refused: this API key's user may not do that"
+            ) from None
+        if status == 404:
+            raise ArgillaNotFound(f"{where}: not found ({exc.request.url.path})") from None
+        raise ServiceError(
+            f"{where} failed with HTTP {status}: {exc.response.text[:200]}"
+        ) from None
+    except httpx.TransportError as exc:
+        raise ArgillaUnavailable(
+            f"cannot reach {where}: {type(exc).__name__}: start the local stack with "
+            "`make argilla-up` or set ARGILLA_API_URL to a running server"
+        ) from None
+    except ArgillaAPIError as exc:
+        raise ServiceError(f"{where} failed with HTTP {exc.status_code}: {_detail(exc)}") from None
+
+
+def _detail(exc: Exception) -> str:
+    text = str(exc).replace("\n", " ")
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def connect(config: ArgillaConfig, timeout: int = DEFAULT_TIMEOUT_S) -> rg.Argilla:
+    """An authenticated client; fails fast with a typed error when the server is down."""
+    with argilla_errors(config.api_url):
+        return rg.Argilla(
+            api_url=config.api_url, api_key=api_key_of(config), timeout=timeout, retries=1
+        )
+
+
+def get_workspace(client: rg.Argilla, name: str, api_url: str) -> rg.Workspace:
+    """The workspace called ``name``, or :class:`ArgillaNotFound` saying how to create it."""
+    with argilla_errors(api_url), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        workspace = client.workspaces(name=name)
+    if workspace is None:
+        raise ArgillaNotFound(
+            f"workspace {name!r} not found at {api_url} (ARGILLA_API_URL): create it in the "
+            "Argilla UI or pass an existing one with --workspace"
+        )
+    return workspace
+
+
+def find_dataset(
+    client: rg.Argilla, name: str, workspace: rg.Workspace, api_url: str
+) -> rg.Dataset | None:
+    """The dataset ``name`` of ``workspace``, or None when it does not exist."""
+    with argilla_errors(api_url), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for dataset in workspace.datasets:
+            if dataset.name == name:
+                return dataset.get()
+    return None
+
+
+def get_dataset(client: rg.Argilla, name: str, workspace: str, api_url: str) -> rg.Dataset:
+    """The dataset ``name`` of ``workspace``, or :class:`ArgillaNotFound` with what to do."""
+    ws = get_workspace(client, workspace, api_url)
+    dataset = find_dataset(client, name, ws, api_url)
+    if dataset is None:
+        raise ArgillaNotFound(
+            f"dataset {name!r} not found in workspace {workspace!r} at {api_url} "
+            "(ARGILLA_API_URL): push records first with `citecal push` "
+            "or check --dataset/--workspace"
+        )
+    return dataset

@@ -1,0 +1,299 @@
+"""``citecal pull``: annotators' submitted answers → the annotation table.
+
+One row per (record, annotator) with the judge's verdict carried alongside, in
+the columns of :data:`citecal.models.ANNOTATION_COLUMNS` followed by extras
+(annotator id, status, correction, language, file, repository, revision, term
+results, ...). Drafts and discarded responses are counted, not exported (a
+discarded response may have no values at all). Records are read page by page
+through the SDK's HTTP client, because the SDK's response objects drop the
+timestamps the table needs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import argilla as rg
+import pandas as pd
+from argilla._exceptions import ForbiddenError
+from pydantic import ValidationError
+
+from citecal._io import atomic_path
+from citecal.annotate._client import argilla_errors, connect, get_dataset
+from citecal.annotate._settings import AnnotationSpec
+from citecal.config import ArgillaConfig
+from citecal.errors import InputError
+from citecal.models import ANNOTATION_COLUMNS, AnnotationRow
+
+PAGE_SIZE = 1000  # the server's maximum page
+
+EXTRA_COLUMNS: tuple[str, ...] = (
+    "annotator_id",
+    "status",
+    "correction",
+    "language",
+    "file_path",
+    "repo",
+    "rev",
+    "method",
+    "citation_id",
+    "matched_terms",
+    "missing_terms",
+    "judge_reasoning",
+    "response_inserted_at",
+    "dataset",
+    "workspace",
+)
+"""Columns after :data:`ANNOTATION_COLUMNS`, in order."""
+
+TABLE_COLUMNS: tuple[str, ...] = ANNOTATION_COLUMNS + EXTRA_COLUMNS
+
+
+@dataclass(frozen=True, slots=True)
+class PullCounts:
+    """What was found, for the CLI's summary."""
+
+    records: int = 0
+    submitted: int = 0
+    exported: int = 0
+    drafts: int = 0
+    discarded: int = 0
+    before_since: int = 0
+    pending_records: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PullResult:
+    """The annotation table and the counts behind it."""
+
+    table: pd.DataFrame
+    counts: PullCounts
+
+
+def parse_timestamp(value: str | datetime) -> datetime:
+    """A timezone-aware datetime; naive values (the server's) are UTC."""
+    ts = (
+        value
+        if isinstance(value, datetime)
+        else datetime.fromisoformat(value.replace("Z", "+00:00"))
+    )
+    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
+
+
+def _answer(values: Mapping[str, Any] | None, question: str | None) -> Any:
+    if not values or question is None:
+        return None
+    entry = values.get(question)
+    return entry.get("value") if isinstance(entry, Mapping) else None
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value)
+    return text if text.strip() else None
+
+
+def record_sources(record: Mapping[str, Any], spec: AnnotationSpec) -> dict[str, Any]:
+    """The record builder's values recovered from a record's fields and metadata."""
+    fields = record.get("fields") or {}
+    metadata = record.get("metadata") or {}
+    values: dict[str, Any] = {}
+    for f in spec.fields:
+        values[f.value_source] = fields.get(f.name)
+    for m in spec.metadata:
+        values[m.value_source] = metadata.get(m.name)
+    return values
+
+
+def annotation_rows(
+    records: Iterable[Mapping[str, Any]],
+    spec: AnnotationSpec,
+    users: Mapping[str, str],
+    *,
+    since: datetime | None = None,
+    dataset: str = "",
+    workspace: str = "",
+) -> tuple[list[dict[str, Any]], PullCounts]:
+    """Rows of the annotation table from server records (``include=responses``); pure."""
+    p = spec.pull
+    score_q = spec.question(p.score_question)
+    rows: list[dict[str, Any]] = []
+    n_records = submitted = drafts = discarded = early = pending = 0
+    for record in records:
+        n_records += 1
+        responses = record.get("responses") or []
+        if not any(r.get("status") == "submitted" for r in responses):
+            pending += 1
+        src = record_sources(record, spec)
+        llm_score = src.get("judge_score")
+        if llm_score is None:
+            for s in record.get("suggestions") or []:
+                if s.get("score") is not None and s.get("value") is not None:
+                    llm_score = s["score"]
+                    break
+        for response in responses:
+            status = response.get("status")
+            if status == "draft":
+                drafts += 1
+                continue
+            if status != "submitted":
+                discarded += 1
+                continue
+            submitted += 1
+            submitted_at = parse_timestamp(response["updated_at"])
+            if since is not None and submitted_at < since:
+                early += 1
+                continue
+            values = response.get("values") or {}
+            raw = _answer(values, score_q.name)
+            score = p.score_map.get(str(raw)) if p.score_map else raw
+            if score is None:
+                raise InputError(
+                    f"a submitted response of record {record.get('external_id')} has no "
+                    f"answer to {score_q.name!r}: is --config the dataset's annotation config?"
+                )
+            user_id = str(response.get("user_id"))
+            row = {
+                "record_id": str(record.get("external_id") or record.get("id")),
+                "report_id": src.get("report_id") or "",
+                "citation": src.get("citation") or "",
+                "claim": src.get("claim") or "",
+                "cited_code": src.get("cited_code") or "",
+                "mode": src.get("mode"),
+                "judge_model": src.get("judge_model"),
+                "prompt_version": src.get("prompt_version"),
+                "llm_verdict": src.get("verdict"),
+                "llm_confidence": src.get("confidence"),
+                "llm_score": None if llm_score is None else float(llm_score),
+                "annotator": users.get(user_id, user_id),
+                "human_score": int(score),
+                "line_range": _text(_answer(values, p.line_range_question)),
+                "notes": _text(_answer(values, p.notes_question)),
+                "submitted_at": submitted_at.isoformat(),
+                "annotator_id": user_id,
+                "status": status,
+                "correction": _text(_answer(values, p.correction_question)),
+                "language": src.get("language"),
+                "file_path": src.get("file_path"),
+                "repo": src.get("repo"),
+                "rev": src.get("rev"),
+                "method": src.get("method"),
+                "citation_id": src.get("citation_id"),
+                "matched_terms": src.get("matched_terms"),
+                "missing_terms": src.get("missing_terms"),
+                "judge_reasoning": _text(src.get("judge_reasoning")),
+                "response_inserted_at": parse_timestamp(response["inserted_at"]).isoformat(),
+                "dataset": dataset,
+                "workspace": workspace,
+            }
+            try:
+                AnnotationRow.model_validate(row)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                where = ".".join(str(x) for x in err["loc"])
+                raise InputError(
+                    f"record {row['record_id']}: {where}: {err['msg']} "
+                    "(is --config the dataset's annotation config?)"
+                ) from None
+            rows.append(row)
+    counts = PullCounts(
+        records=n_records,
+        submitted=submitted,
+        exported=len(rows),
+        drafts=drafts,
+        discarded=discarded,
+        before_since=early,
+        pending_records=pending,
+    )
+    return rows, counts
+
+
+def iter_records(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -> Iterator[dict[str, Any]]:
+    """Every record of ``dataset`` with responses and suggestions, as the server sends it."""
+    offset = 0
+    while True:
+        with argilla_errors(api_url):
+            response = client.api.http_client.get(
+                f"/api/v1/datasets/{dataset.id}/records",
+                params={
+                    "include": ["responses", "suggestions"],
+                    "offset": offset,
+                    "limit": PAGE_SIZE,
+                },
+            )
+            response.raise_for_status()
+        items: list[dict[str, Any]] = response.json()["items"]
+        yield from items
+        if len(items) < PAGE_SIZE:
+            return
+        offset += len(items)
+
+
+def user_names(client: rg.Argilla, api_url: str) -> dict[str, str]:
+    """User id → username; empty when the key may not list users (ids are kept then)."""
+    with argilla_errors(api_url), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            models = client.api.users.list()
+        except ForbiddenError:
+            return {}
+    return {str(u.id): u.username for u in models}
+
+
+def to_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The rows as a DataFrame with the table's columns in order (also when empty)."""
+    frame = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    frame["human_score"] = frame["human_score"].astype("int64")
+    frame["llm_score"] = frame["llm_score"].astype("float64")
+    return frame
+
+
+def pull_annotations(
+    spec: AnnotationSpec,
+    config: ArgillaConfig,
+    *,
+    dataset_name: str,
+    workspace: str | None = None,
+    since: datetime | None = None,
+    client: rg.Argilla | None = None,
+) -> PullResult:
+    """The annotation table of dataset ``dataset_name`` (submitted responses only)."""
+    client = client or connect(config)
+    ws = workspace or config.workspace
+    dataset = get_dataset(client, dataset_name, ws, config.api_url)
+    users = user_names(client, config.api_url)
+    rows, counts = annotation_rows(
+        iter_records(client, dataset, config.api_url),
+        spec,
+        users,
+        since=since,
+        dataset=dataset_name,
+        workspace=ws,
+    )
+    return PullResult(to_frame(rows), counts)
+
+
+TABLE_FORMATS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl"}
+
+
+def write_table(table: pd.DataFrame, path: Path) -> str:
+    """Write ``table`` atomically in the format its extension names; returns the format."""
+    fmt = TABLE_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise InputError(
+            f"cannot tell the output format from {path.name!r}: use .parquet, .csv or .jsonl"
+        )
+    with atomic_path(path) as tmp:
+        if fmt == "parquet":
+            table.to_parquet(tmp, index=False, engine="pyarrow")
+        elif fmt == "csv":
+            table.to_csv(tmp, index=False)
+        else:
+            table.to_json(tmp, orient="records", lines=True, force_ascii=False)
+    return fmt

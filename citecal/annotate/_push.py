@@ -1,0 +1,252 @@
+"""``citecal push``: send an evaluation's citations to an Argilla dataset.
+
+The dataset is created from the annotation config when missing; when it
+exists its settings must match (else :class:`SchemaMismatch` with a readable
+diff). Records are upserted by stable id through the SDK's bulk-upsert API in
+batches: a re-push updates records in place and never touches the responses
+annotators already gave. A failing batch is retried, and if it still fails it
+is reported in the summary and by a non-zero exit, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import argilla as rg
+import httpx
+from argilla._exceptions import ArgillaAPIError
+
+from citecal.annotate._client import (
+    SchemaMismatch,
+    argilla_errors,
+    connect,
+    find_dataset,
+    get_workspace,
+)
+from citecal.annotate._records import (
+    AnnotationRecord,
+    CodeLine,
+    CodeReader,
+    build_records,
+    code_window,
+)
+from citecal.annotate._sampling import Strategy, select_citations
+from citecal.annotate._settings import AnnotationSpec, settings_diff, to_settings
+from citecal.config import ArgillaConfig
+from citecal.errors import StoreError
+from citecal.models import CitationResult, EvalResult
+from citecal.source import CachingStore, SourceFileError, open_store
+
+CONTEXT_LINES = 3
+MAX_BATCH = 500  # the server's limit per bulk upsert
+RETRIES = 3
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class PushSummary:
+    """What a push did, for the CLI's summary line and for tests."""
+
+    dataset: str
+    workspace: str
+    api_url: str
+    dataset_created: bool
+    created: int
+    updated: int
+    skipped: int
+    failed: int
+    seconds: float
+    skipped_reasons: tuple[tuple[str, str], ...] = ()
+    failures: tuple[str, ...] = field(default=())
+
+    @property
+    def pushed(self) -> int:
+        """Records the server accepted."""
+        return self.created + self.updated
+
+
+@contextlib.contextmanager
+def repo_reader(result: EvalResult, repo: Path | None = None) -> Iterator[CodeReader | None]:
+    """A reader of cited lines with context from the evaluated repository.
+
+    Uses ``repo`` when given (an error if it cannot be opened), else the
+    repository recorded in the evaluation when it still exists here; yields
+    None when neither is available (the records then show the cited lines only).
+    """
+    path = repo if repo is not None else Path(result.repo)
+    if repo is None and not path.is_dir():
+        yield None
+        return
+    try:
+        store: CachingStore = open_store(path, result.rev)
+    except StoreError:
+        if repo is not None:
+            raise
+        yield None
+        return
+
+    def read(citation: CitationResult) -> Sequence[CodeLine] | None:
+        try:
+            source = store.read(citation.file_path)
+            first = max(1, citation.start_line - CONTEXT_LINES)
+            last = min(source.line_count, citation.end_line + CONTEXT_LINES)
+            text = source.lines(first, last)
+        except (SourceFileError, ValueError):
+            return None
+        return code_window(text.split("\n"), first, citation.start_line, citation.end_line)
+
+    with store:
+        yield read
+
+
+def to_rg_record(record: AnnotationRecord, dataset: rg.Dataset) -> rg.Record:
+    """The SDK record for ``record`` (its id becomes Argilla's external id)."""
+    rec = rg.Record(
+        id=record.id,
+        fields=dict(record.fields),
+        metadata=dict(record.metadata),
+        suggestions=[
+            rg.Suggestion(s.question, s.value, score=s.score, agent=s.agent, type="model")
+            for s in record.suggestions
+        ],
+    )
+    rec.dataset = dataset
+    return rec
+
+
+def ensure_dataset(
+    client: rg.Argilla,
+    name: str,
+    workspace: rg.Workspace,
+    settings: rg.Settings,
+    api_url: str,
+) -> tuple[rg.Dataset, bool]:
+    """The dataset, created from ``settings`` when missing; (dataset, created)."""
+    existing = find_dataset(client, name, workspace, api_url)
+    if existing is not None:
+        diff = settings_diff(settings, existing.settings)
+        if diff:
+            raise SchemaMismatch(
+                f"dataset {name!r} in workspace {workspace.name!r} at {api_url} (ARGILLA_API_URL) "
+                f"has different settings than the annotation config: {'; '.join(diff)} "
+                "(push to a new --dataset name, or pass the --config it was created with)"
+            )
+        return existing, False
+    with argilla_errors(api_url), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dataset = rg.Dataset(name=name, workspace=workspace, settings=settings, client=client)
+        dataset.create()
+    return dataset, True
+
+
+def existing_record_ids(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -> set[str]:
+    """External ids already in ``dataset`` (the server does not report updates itself)."""
+    ids: set[str] = set()
+    offset = 0
+    with argilla_errors(api_url):
+        while True:
+            page = client.api.records.list(
+                dataset.id, offset=offset, limit=1000, with_suggestions=False, with_responses=False
+            )
+            ids.update(str(r.external_id) for r in page if r.external_id is not None)
+            if len(page) < 1000:
+                return ids
+            offset += len(page)
+
+
+def upsert_batches(
+    client: rg.Argilla,
+    dataset: rg.Dataset,
+    records: Sequence[AnnotationRecord],
+    batch_size: int,
+    progress: Progress | None = None,
+    retries: int = RETRIES,
+) -> tuple[set[str], list[str]]:
+    """Upsert ``records`` in batches; (ids of records in failed batches, one message per batch)."""
+    size = max(1, min(batch_size, MAX_BATCH))
+    failed: set[str] = set()
+    failures: list[str] = []
+    for start in range(0, len(records), size):
+        batch = records[start : start + size]
+        models = [to_rg_record(r, dataset).api_model() for r in batch]
+        for attempt in range(retries + 1):
+            try:
+                client.api.records.bulk_upsert(dataset_id=dataset.id, records=models)
+            except (httpx.TransportError, ArgillaAPIError) as exc:
+                if attempt == retries:
+                    first, last = start + 1, start + len(batch)
+                    failed.update(r.id for r in batch)
+                    failures.append(
+                        f"records {first}-{last} failed after {retries + 1} attempts: "
+                        f"{type(exc).__name__}: {str(exc)[:200]}"
+                    )
+                else:
+                    time.sleep(min(8.0, 0.5 * 2**attempt))
+                continue
+            break
+        if progress is not None:
+            progress(len(batch))
+    return failed, failures
+
+
+def push_evaluation(
+    result: EvalResult,
+    spec: AnnotationSpec,
+    config: ArgillaConfig,
+    *,
+    dataset_name: str,
+    workspace: str | None = None,
+    blind: bool = False,
+    sample: int | None = None,
+    strategy: Strategy = "all",
+    seed: int = 0,
+    repo: Path | None = None,
+    batch_size: int | None = None,
+    client: rg.Argilla | None = None,
+    progress: Callable[[int], Progress] | None = None,
+) -> PushSummary:
+    """Push the valid citations of ``result`` to dataset ``dataset_name``.
+
+    ``progress``, when given, is called once with the number of records to
+    send and returns the callback that receives each finished batch's size.
+    """
+    t0 = time.perf_counter()
+    valid = [c for c in result.citations if c.valid]
+    invalid = [c for c in result.citations if not c.valid]
+    chosen = select_citations(valid, sample, strategy, seed)
+    with repo_reader(result, repo) as read_code:
+        built = build_records(
+            result, spec, citations=invalid + chosen, blind=blind, read_code=read_code
+        )
+    client = client or connect(config)
+    ws_name = workspace or config.workspace
+    ws = get_workspace(client, ws_name, config.api_url)
+    settings = to_settings(spec, config.min_submitted)
+    dataset, created_dataset = ensure_dataset(client, dataset_name, ws, settings, config.api_url)
+    before = set() if created_dataset else existing_record_ids(client, dataset, config.api_url)
+    tick = progress(len(built.records)) if progress is not None else None
+    with argilla_errors(config.api_url):
+        failed_ids, failures = upsert_batches(
+            client, dataset, built.records, batch_size or config.batch_size, tick
+        )
+    ok = [r for r in built.records if r.id not in failed_ids]
+    updated = sum(1 for r in ok if r.id in before)
+    return PushSummary(
+        dataset=dataset_name,
+        workspace=ws_name,
+        api_url=config.api_url,
+        dataset_created=created_dataset,
+        created=len(ok) - updated,
+        updated=updated,
+        skipped=len(built.skipped) + (len(valid) - len(chosen)),
+        failed=len(failed_ids),
+        seconds=time.perf_counter() - t0,
+        skipped_reasons=built.skipped,
+        failures=tuple(failures),
+    )

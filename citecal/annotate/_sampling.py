@@ -1,0 +1,104 @@
+"""Which citations to send to annotators when there are more than they can rate.
+
+Pure functions over :class:`~citecal.models.CitationResult`; deterministic for
+a given seed so a re-push picks the same records (and upserts them instead of
+adding new ones).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Literal
+
+from citecal.models import CitationResult, support_score
+
+Strategy = Literal["all", "uncertain", "stratified"]
+STRATEGIES: tuple[Strategy, ...] = ("all", "uncertain", "stratified")
+
+_SUPPORTS_COVERAGE = 0.8
+_FAILS_COVERAGE = 0.5
+
+
+def term_coverage(citation: CitationResult) -> float | None:
+    """Share of the claim's terms found in the cited code, when term matching ran."""
+    total = len(citation.matched_terms) + len(citation.missing_terms)
+    return len(citation.matched_terms) / total if total else None
+
+
+def rule_judge_conflict(citation: CitationResult) -> bool:
+    """True when the term-matching rule and the LLM judge disagree.
+
+    Either the judge's verdict contradicts the term coverage (most terms found
+    but "not_supports", or few found but "supports"), or an escalated verdict
+    overturned the first judge's.
+    """
+    if citation.escalated_from is not None and citation.escalated_from.verdict != citation.verdict:
+        return True
+    if citation.method != "llm":
+        return False
+    coverage = term_coverage(citation)
+    if coverage is None:
+        return False
+    if citation.verdict == "not_supports" and coverage >= _SUPPORTS_COVERAGE:
+        return True
+    return citation.verdict == "supports" and coverage < _FAILS_COVERAGE
+
+
+def uncertainty(citation: CitationResult) -> float:
+    """1 when the support score is 0.5 (or unknown), 0 when it is 0 or 1."""
+    if citation.verdict is None:
+        return 1.0
+    score = support_score(citation.verdict, citation.confidence or "low", citation.score)
+    if score is None:
+        return 1.0
+    return 1.0 - abs(2.0 * float(score) - 1.0)
+
+
+def select_citations(
+    citations: Sequence[CitationResult],
+    n: int | None,
+    strategy: Strategy = "all",
+    seed: int = 0,
+) -> list[CitationResult]:
+    """Pick at most ``n`` citations (all when ``n`` is None), kept in report order.
+
+    - ``all``: a uniform random sample.
+    - ``uncertain``: rule-versus-judge conflicts first, then the least
+      confident verdicts (support score nearest 0.5), then report order.
+    - ``stratified``: round-robin over (mode, verdict) groups, so rare kinds
+      of claims and verdicts are represented.
+    """
+    pool = list(citations)
+    if n is None or n >= len(pool):
+        chosen = pool
+    elif n <= 0:
+        chosen = []
+    elif strategy == "all":
+        chosen = random.Random(seed).sample(pool, n)
+    elif strategy == "uncertain":
+        ranked = sorted(
+            enumerate(pool),
+            key=lambda ic: (not rule_judge_conflict(ic[1]), -uncertainty(ic[1]), ic[0]),
+        )
+        chosen = [c for _, c in ranked[:n]]
+    elif strategy == "stratified":
+        rng = random.Random(seed)
+        groups: dict[tuple[str, str], list[CitationResult]] = defaultdict(list)
+        for c in pool:
+            groups[(c.mode or "unknown", c.verdict or "none")].append(c)
+        queues = []
+        for key in sorted(groups):
+            members = groups[key][:]
+            rng.shuffle(members)
+            queues.append(members)
+        chosen = []
+        while len(chosen) < n:
+            for queue in queues:
+                if queue and len(chosen) < n:
+                    chosen.append(queue.pop())
+    else:
+        raise ValueError(f"unknown sampling strategy: {strategy}")
+    order = {id(c): i for i, c in enumerate(pool)}
+    return sorted(chosen, key=lambda c: order[id(c)])

@@ -1,0 +1,84 @@
+"""``citecal pull``: annotators' answers from Argilla → the annotation table."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from citecal.config import load_config
+from citecal.errors import InputError
+
+
+def parse_since(value: str | None) -> datetime | None:
+    """An ISO 8601 date or time stamp (UTC when it has no offset)."""
+    if value is None:
+        return None
+    from citecal.annotate import parse_timestamp
+
+    try:
+        return parse_timestamp(value)
+    except ValueError:
+        raise InputError(
+            f"--since {value!r} is not an ISO 8601 time stamp (e.g. 2026-11-22 or "
+            "2026-11-22T10:00:00+00:00)"
+        ) from None
+
+
+@click.command("pull")
+@click.option("--dataset", "dataset", required=True, help="Argilla dataset name.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Annotation table: .parquet, .csv or .jsonl (written atomically).",
+)
+@click.option("--since", default=None, help="Only responses submitted at or after this time.")
+@click.option("--workspace", default=None, help="Argilla workspace (default: 'citecal').")
+@click.option(
+    "--config",
+    "spec_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The dataset's definition YAML (default: annotation_configs/citation_support.yaml).",
+)
+def pull_command(
+    dataset: str,
+    output: Path,
+    since: str | None,
+    workspace: str | None,
+    spec_file: Path | None,
+) -> None:
+    """Export every submitted answer of every annotator, joined with the judge's verdict.
+
+    One row per (record, annotator) in the columns `citecal calibrate` reads;
+    drafts and discarded responses are counted and left out.
+
+    \b
+    Examples:
+      citecal pull --dataset review -o annotations.parquet
+      citecal pull --dataset review -o new.csv --since 2026-11-22T00:00:00Z
+    """
+    from citecal.annotate import TABLE_COLUMNS, load_spec, pull_annotations, write_table
+
+    if output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
+        raise InputError(
+            f"cannot tell the output format from {output.name!r}: use .parquet, .csv or .jsonl"
+        )
+    spec = load_spec(spec_file)
+    config = load_config().argilla
+    result = pull_annotations(
+        spec, config, dataset_name=dataset, workspace=workspace, since=parse_since(since)
+    )
+    fmt = write_table(result.table, output)
+    c = result.counts
+    annotators = result.table["annotator"].nunique() if len(result.table) else 0
+    click.echo(
+        f"wrote {c.exported} annotations ({annotators} annotators, {c.records} records, "
+        f"{len(TABLE_COLUMNS)} columns) to {output} as {fmt}; skipped {c.drafts} drafts, "
+        f"{c.discarded} discarded"
+        + (f", {c.before_since} before --since" if since else "")
+        + f"; {c.pending_records} records without a submitted answer"
+    )

@@ -1,0 +1,139 @@
+"""``citecal push``: queue an evaluation's claim–code pairs for annotators in Argilla."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+
+from citecal._io import read_text_file
+from citecal.config import load_config
+from citecal.errors import InputError, ServiceError
+from citecal.models import EvalResult
+
+
+def read_eval_json(path: Path) -> EvalResult:
+    """The evaluation written by ``citecal eval --format json``; InputError when it is not one."""
+    text = read_text_file(path, "evaluation JSON")
+    try:
+        return EvalResult.model_validate_json(text)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise InputError(
+            f"{path} is not a `citecal eval --format json` output: '{where}': {err['msg']}"
+        ) from None
+
+
+@click.command("push")
+@click.argument("eval_json", type=click.Path(path_type=Path))
+@click.option(
+    "--dataset", "dataset", required=True, help="Argilla dataset name (created if missing)."
+)
+@click.option(
+    "--workspace", default=None, help="Argilla workspace (default: [argilla] workspace, 'citecal')."
+)
+@click.option(
+    "--config",
+    "spec_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Dataset definition YAML (default: annotation_configs/citation_support.yaml).",
+)
+@click.option("--blind", is_flag=True, help="No judge suggestions or reasoning (no anchoring).")
+@click.option(
+    "--sample", type=click.IntRange(min=1), default=None, help="Push at most N citations."
+)
+@click.option(
+    "--strategy",
+    type=click.Choice(["all", "uncertain", "stratified"]),
+    default="all",
+    show_default=True,
+    help="How --sample picks: random, least certain first, or spread over mode × verdict.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed.")
+@click.option(
+    "--repo",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Repository to read context lines from (default: the one recorded in EVAL_JSON).",
+)
+@click.option(
+    "--batch-size", type=click.IntRange(1, 500), default=None, help="Records per request."
+)
+def push_command(
+    eval_json: Path,
+    dataset: str,
+    workspace: str | None,
+    spec_file: Path | None,
+    blind: bool,
+    sample: int | None,
+    strategy: str,
+    seed: int,
+    repo: Path | None,
+    batch_size: int | None,
+) -> None:
+    """Push the valid citations of EVAL_JSON to an Argilla dataset for annotation.
+
+    Records get stable ids (report, claim, citation, revision), so pushing the
+    same evaluation again updates them without duplicates and keeps every
+    answer already given. The server is ARGILLA_API_URL (default
+    http://127.0.0.1:6900, started by `make argilla-up`) with ARGILLA_API_KEY.
+
+    \b
+    Examples:
+      citecal eval report.md --repo . --format json -o eval.json
+      citecal push eval.json --dataset review
+      citecal push eval.json --dataset review-blind --blind --sample 50 --strategy uncertain
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from citecal.annotate import load_spec, push_evaluation
+
+    result = read_eval_json(eval_json)
+    spec = load_spec(spec_file)
+    config = load_config().argilla
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        console=None,
+    ) as bar:
+
+        def start(total: int) -> Callable[[int], None]:
+            task = bar.add_task(f"pushing to {dataset}", total=total)
+            return lambda n: bar.advance(task, n)
+
+        summary = push_evaluation(
+            result,
+            spec,
+            config,
+            dataset_name=dataset,
+            workspace=workspace,
+            blind=blind,
+            sample=sample,
+            strategy=strategy,  # type: ignore[arg-type]
+            seed=seed,
+            repo=repo,
+            batch_size=batch_size,
+            progress=start,
+        )
+    made = "created" if summary.dataset_created else "updated"
+    click.echo(
+        f"{made} dataset {summary.dataset!r} in workspace {summary.workspace!r} at "
+        f"{summary.api_url}: {summary.created} created, {summary.updated} updated, "
+        f"{summary.skipped} skipped, {summary.failed} failed ({summary.seconds:.1f}s)"
+    )
+    for citation, reason in summary.skipped_reasons:
+        click.echo(f"  skipped {citation}: {reason}", err=True)
+    if summary.failures:
+        for message in summary.failures:
+            click.echo(f"  failed: {message}", err=True)
+        raise ServiceError(
+            f"{summary.failed} records were not pushed to {summary.api_url} (ARGILLA_API_URL); "
+            "run the same push again to retry them"
+        )
