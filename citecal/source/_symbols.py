@@ -74,14 +74,17 @@ class Definition:
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """The lines of a string literal or comment (1-indexed, inclusive).
+    """Where a string literal or comment is: lines 1-indexed and inclusive,
+    columns 0-based UTF-8 byte offsets in the start and end line (end exclusive).
 
     The text is not copied out of the tree (that alone doubled the indexing
-    time); :meth:`SymbolIndex.text` gives the lines when a caller needs them.
+    time); :meth:`SymbolIndex.span_text` cuts it from the lines on demand.
     """
 
     start_line: int
     end_line: int
+    start_col: int = 0
+    end_col: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +375,35 @@ class SymbolIndex:
 
     # ------------------------------------------------------------------ text
 
+    def span_text(self, span: Span) -> str:
+        """The source text of a string or comment span."""
+        lines = self.lines(span.start_line, span.end_line)
+        if not lines:
+            return ""
+        data = [line.encode("utf-8", "surrogatepass") for line in lines]
+        data[-1] = data[-1][: span.end_col]
+        data[0] = data[0][span.start_col :]
+        return b"\n".join(data).decode("utf-8", "replace")
+
+    def text_kind_at(self, line: int, column: int) -> str | None:
+        """``"string"`` or ``"comment"`` when the character at (line, 0-based column) is in one.
+
+        ``column`` counts characters (as ``str.find`` gives); spans store byte
+        columns, so the line's prefix is encoded to compare them.
+        """
+        text = self.lines(line, line)
+        byte_col = len(text[0][:column].encode("utf-8", "surrogatepass")) if text else column
+        for kind, found in (
+            ("comment", self.comments_in(line, line)),
+            ("string", self.strings_in(line, line)),
+        ):
+            for span in found:
+                after_start = line > span.start_line or byte_col >= span.start_col
+                before_end = line < span.end_line or byte_col < span.end_col
+                if after_start and before_end:
+                    return kind
+        return None
+
     def strings_in(self, start: int, end: int) -> list[Span]:
         """String literals overlapping lines ``[start, end]``."""
         return self._string_index.overlapping(start, end)
@@ -467,6 +499,14 @@ def _is_method(node: tree_sitter.Node, spec: LanguageSpec) -> bool:
     return False
 
 
+def _span(node: tree_sitter.Node) -> Span:
+    start_line, end_line = _line_span(node)
+    end_row, end_col = node.end_point
+    if end_row + 1 != end_line:  # ended at column 0 of the next line: up to end of line
+        end_col = 1 << 30
+    return Span(start_line, end_line, node.start_point[1], end_col)
+
+
 def _line_span(node: tree_sitter.Node) -> tuple[int, int]:
     """1-indexed inclusive lines of a node; a node ending at column 0 (a line
     comment that swallowed its newline) ends on the line before."""
@@ -488,7 +528,7 @@ def _index_tree(
     for pattern, captures in tree_sitter.QueryCursor(query).matches(root):
         if pattern >= first_text_pattern:
             for capture, nodes in captures.items():
-                (strings if capture == "string" else comments).append(Span(*_line_span(nodes[0])))
+                (strings if capture == "string" else comments).append(_span(nodes[0]))
             continue
         names = captures.get("name")
         if not names:

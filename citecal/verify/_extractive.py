@@ -29,7 +29,9 @@ and not_supports, medium for partial, and one step lower (to medium) when
 the claim has a single term, when it names no code at all (prose words are
 weak evidence either way), when supports rests on a fuzzy name match, or
 when not_supports comes from the all-names-missing rule rather than the
-score.
+score, or when not_supports comes from prose words although every named
+code term was found (the names back the claim, the description does not:
+a paraphrase the judge should see).
 
 A missing name that is defined (or used) elsewhere in the same file is
 reported in ``hint``/``hint_lines`` so that the correction loop can move or
@@ -65,6 +67,7 @@ KIND_FAMILIES: dict[str, frozenset[str]] = {
     "interface": frozenset({"interface", "trait", "class", "type"}),
     "enum": frozenset({"enum", "class", "type"}),
     "field": frozenset({"field", "variable", "constant"}),
+    "property": frozenset({"field", "method", "function", "variable", "constant"}),
     "variable": frozenset({"variable", "constant", "field"}),
     "constant": frozenset({"constant", "variable", "field"}),
 }
@@ -141,9 +144,21 @@ class _RangeView:
                 self.tokens[token] = (token, line)
                 self.lower.setdefault(token.lower(), (token, line))
         self.definitions = index.definitions_in(start, end)
+        self._enclosing: list[Definition] | None = None
         self._normalized: dict[str, tuple[str, int]] | None = None
         self._stems: dict[str, tuple[str, int]] | None = None
         self._stem_prefixes: dict[str, tuple[str, int]] = {}
+
+    @property
+    def enclosing(self) -> list[Definition]:
+        """Definitions that start before the range and end at or after its end."""
+        if self._enclosing is None:
+            self._enclosing = [
+                d
+                for d in self.index.enclosing_definitions(self.start)
+                if d.name_line < self.start and d.end_line >= self.end
+            ]
+        return self._enclosing
 
     @property
     def normalized(self) -> dict[str, tuple[str, int]]:
@@ -184,12 +199,20 @@ class _RangeView:
                 return stems[target[:-cut]]
         return None
 
-    def label(self, line: int) -> str:
-        if self.index.comments_in(line, line):
-            return f"comment, line {line}"
-        if self.index.strings_in(line, line):
-            return f"string, line {line}"
-        return f"line {line}"
+    def label(self, line: int, needle: str) -> str:
+        """ "line 14", or "comment, line 14" / "string, line 14" when ``needle``'s
+        first occurrence on that line sits inside a comment or string literal."""
+        text = self.index.lines(line, line)
+        column = text[0].lower().find(needle.lower()) if text else -1
+        kind = self.index.text_kind_at(line, column) if column >= 0 else None
+        return f"{kind}, line {line}" if kind else f"line {line}"
+
+    def label_offset(self, offset: int) -> str:
+        """:meth:`label` for a character offset into the cited code."""
+        line = self.start + self.code.count("\n", 0, offset)
+        column = offset - (self.code.rfind("\n", 0, offset) + 1)
+        kind = self.index.text_kind_at(line, column)
+        return f"{kind}, line {line}" if kind else f"line {line}"
 
     def find_name(self, name: str, config: ExtractiveConfig) -> tuple[str, int, bool] | None:
         """(matched token, line, fuzzy?) for a name used anywhere in the range."""
@@ -219,25 +242,38 @@ class _RangeView:
         return None
 
     def find_definition(
-        self, name: str, config: ExtractiveConfig
+        self, name: str, config: ExtractiveConfig, family: frozenset[str] | None = None
     ) -> tuple[Definition, bool] | None:
-        """A definition in the range named ``name`` (same rules as :meth:`find_name`)."""
+        """(definition, fuzzy?) named ``name`` in the range, else enclosing the range.
+
+        Same name rules as :meth:`find_name`; a definition of a kind in
+        ``family`` is preferred over another one of the same name. A
+        definition that encloses the whole cited range (the class around a
+        cited method body) counts too: the cited code is part of it.
+        """
         last = _last_part(name)
-        for wanted in (name, last):
-            for d in self.definitions:
-                if d.name == wanted or _norm(d.name) == _norm(wanted):
-                    return d, False
-        if len(last) >= config.fuzzy_min_length and self.definitions:
-            names = [d.name.lower() for d in self.definitions]
+        keys = {_norm(name), _norm(last)}
+        candidates = self.definitions + self.enclosing
+        exact = [d for d in candidates if _norm(d.name) in keys]
+        if exact:
+            fitting = [d for d in exact if family is None or d.kind in family]
+            return (fitting or exact)[0], False
+        if len(last) >= config.fuzzy_min_length and config.fuzzy_max_distance > 0 and candidates:
             best = process.extractOne(
                 last.lower(),
-                names,
+                [d.name.lower() for d in candidates],
                 scorer=Levenshtein.distance,
                 score_cutoff=config.fuzzy_max_distance,
             )
             if best is not None:
-                return self.definitions[best[2]], True
+                return candidates[best[2]], True
         return None
+
+    def where(self, d: Definition) -> str:
+        """How a found definition is described in the reasoning."""
+        if self.start <= d.name_line <= self.end:
+            return f"definition at line {d.name_line}"
+        return f"definition at lines {d.start_line}-{d.end_line}, enclosing the cited range"
 
 
 def _match_kinded(
@@ -245,11 +281,11 @@ def _match_kinded(
 ) -> TermResult:
     """A name the claim says is a definition of ``kind``."""
     family = KIND_FAMILIES[kind]
-    found = view.find_definition(term.text, config)
+    found = view.find_definition(term.text, config, family)
     if found is not None and found[0].kind in family:
         d, fuzzy = found
         via = f" `{d.name}`" if d.name != term.text else ""
-        return TermResult(term, True, f"{d.kind}{via} definition at line {d.name_line}", fuzzy)
+        return TermResult(term, True, f"{d.kind}{via} {view.where(d)}", fuzzy)
     if found is not None:
         d = found[0]
         why = f"defined at line {d.name_line} as a {d.kind}, not a {kind}"
@@ -272,17 +308,13 @@ def _match_name(
         found_def = view.find_definition(term.text, config)
         if found_def is not None and not found_def[1]:
             d = found_def[0]
-            return TermResult(term, True, f"{d.kind} definition at line {d.name_line}")
+            return TermResult(term, True, f"{d.kind} {view.where(d)}")
     used = view.find_name(term.text, config)
     if used is None:
         return TermResult(term, False, "not in the cited range")
     token, line, fuzzy = used
     via = f"as `{token}`, " if token != term.text else ""
-    return TermResult(term, True, f"{via}{view.label(line)}", fuzzy)
-
-
-def _line_of(view: _RangeView, offset: int) -> int:
-    return view.start + view.code_lower.count("\n", 0, offset)
+    return TermResult(term, True, f"{via}{view.label(line, token)}", fuzzy)
 
 
 def _match_code(term: ClaimTerm, view: _RangeView) -> TermResult:
@@ -292,19 +324,19 @@ def _match_code(term: ClaimTerm, view: _RangeView) -> TermResult:
         squeezed in view.code_squeezed or squeezed.lower() in view.code_squeezed.lower()
     ):
         pos = view.code_lower.find(term.text.lower())
-        where = view.label(_line_of(view, pos)) if pos >= 0 else "in the cited code"
+        where = view.label_offset(pos) if pos >= 0 else "in the cited code"
         return TermResult(term, True, where)
     return TermResult(term, False, "not verbatim in the cited range")
 
 
-def _match_quoted(term: ClaimTerm, view: _RangeView, config: ExtractiveConfig) -> TermResult:
-    pos = view.code_lower.find(term.text.lower())
-    if pos >= 0:
-        return TermResult(term, True, view.label(_line_of(view, pos)))
-    if _NAME_RE.fullmatch(term.text):
-        used = view.find_name(term.text, config)
-        if used is not None and not used[2]:
-            return TermResult(term, True, view.label(used[1]))
+def _match_quoted(term: ClaimTerm, view: _RangeView) -> TermResult:
+    """A quoted string: case-insensitive, not glued to letters ("s" is not any s)."""
+    text = term.text
+    left = r"(?<!\w)" if text[:1].isalnum() or text[:1] == "_" else ""
+    right = r"(?!\w)" if text[-1:].isalnum() or text[-1:] == "_" else ""
+    found = re.search(left + re.escape(text) + right, view.code, re.IGNORECASE)
+    if found is not None:
+        return TermResult(term, True, view.label_offset(found.start()))
     return TermResult(term, False, "not in the cited range")
 
 
@@ -312,16 +344,16 @@ def _match_word(term: ClaimTerm, view: _RangeView, enforce_kind: bool) -> TermRe
     word = term.text.lower()
     if term.expected_kind is not None and enforce_kind:
         # Soft expectation ("a save method"): report the definition when there is one.
-        for d in view.definitions:
+        for d in view.definitions + view.enclosing:
             if d.name.lower() == word and d.kind in KIND_FAMILIES[term.expected_kind]:
-                return TermResult(term, True, f"{d.kind} definition at line {d.name_line}")
+                return TermResult(term, True, f"{d.kind} {view.where(d)}")
     if word in view.lower:
         token, line = view.lower[word]
-        return TermResult(term, True, view.label(line))
+        return TermResult(term, True, view.label(line, token))
     hit = view.find_stem(word)
     if hit is not None:
         token, line = hit
-        return TermResult(term, True, f"as `{token}`, {view.label(line)}")
+        return TermResult(term, True, f"as `{token}`, {view.label(line, token)}")
     return TermResult(term, False, "not in the cited range")
 
 
@@ -332,7 +364,7 @@ def match_term(
     if term.kind == "word":
         return _match_word(term, view, enforce_kind)
     if term.kind == "quoted":
-        return _match_quoted(term, view, config)
+        return _match_quoted(term, view)
     if _NAME_RE.fullmatch(term.text):
         return _match_name(term, view, config, enforce_kind)
     return _match_code(term, view)
@@ -451,13 +483,13 @@ def verify_extractive(
     elif strong_missing and label == "supports":
         label, rule = "partial", "a named code term is missing"
 
-    confidence: Confidence = {"supports": "high", "partial": "medium"}.get(label, "high")  # type: ignore[assignment]
+    confidence: Confidence = "medium" if label == "partial" else "high"
     fuzzy_strong = any(r.fuzzy for r in strong if r.found)
     if (
         len(results) == 1
         or not strong
         or (label == "supports" and fuzzy_strong)
-        or (label == "not_supports" and rule)
+        or (label == "not_supports" and (rule or not strong_missing))
     ):
         confidence = "medium" if confidence == "high" else confidence
 

@@ -24,7 +24,16 @@ from typing import Literal
 TermKind = Literal["code_span", "identifier", "quoted", "word"]
 
 ExpectedKind = Literal[
-    "class", "function", "method", "field", "variable", "constant", "interface", "struct", "enum"
+    "class",
+    "function",
+    "method",
+    "field",
+    "property",
+    "variable",
+    "constant",
+    "interface",
+    "struct",
+    "enum",
 ]
 """Definition kinds a claim can ask for ("the X class", "method Y", "field Z")."""
 
@@ -64,8 +73,10 @@ KIND_WORDS: dict[str, ExpectedKind] = {
     "fields": "field",
     "attribute": "field",
     "attributes": "field",
-    "property": "field",
-    "properties": "field",
+    "property": "property",
+    "properties": "property",
+    "getter": "property",
+    "getters": "property",
     "member": "field",
     "members": "field",
     "variable": "variable",
@@ -135,6 +146,13 @@ _TOKEN_RE = re.compile(
     r"|(?P<other>\S)"
 )
 _PLACEHOLDER_RE = re.compile(r"(\x00\d+\x00)")
+_FILE_PATH_RE = re.compile(
+    r"(?:\.{0,2}/|~/)\S*|\S+/|[\w./@-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|rb|c|h|cc|cpp|"
+    r"hpp|cs|php|kt|swift|md|rst|txt|json|toml|yaml|yml|cfg|ini|lock|html|css|sh|sql)",
+    re.IGNORECASE,
+)
+"""A code span that is a file path (``src/auth.py``, ``./lib/``), not code.
+Stricter than :data:`_PATH_RE`: ``cart/itemAdded`` in backticks is a string."""
 _CALL_SUFFIX_RE = re.compile(r"\((?:[^()]*)\)$")
 _SIMPLE_NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
 _DECL_PREFIX_RE = re.compile(
@@ -187,7 +205,7 @@ def _is_identifier_shape(token: str) -> bool:
 def _code_span_term(content: str) -> ClaimTerm | None:
     """Term for a code span: a name (call parens and declaration keywords removed) or code."""
     text = content.strip()
-    if not text or _PATH_RE.fullmatch(text):
+    if not text or _FILE_PATH_RE.fullmatch(text):
         return None
     decl = _DECL_PREFIX_RE.match(text)
     if decl and decl.group("kw") != "type":
@@ -252,6 +270,8 @@ def _classify_word(raw: str, sentence_start: bool) -> _Token:
     lower = raw.lower()
     if lower in KIND_WORDS:
         return _Token(raw, "kind")
+    if "." in raw and all(len(part) <= 2 for part in raw.split(".")):
+        return _Token(raw, "stop")  # e.g, i.e, p.m, vs
     if _is_identifier_shape(raw):
         name = raw[:-2] if raw.endswith("()") else raw
         return _Token(name, "term", ClaimTerm(name, "identifier"))

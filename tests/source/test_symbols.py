@@ -288,3 +288,34 @@ def test_syntax_errors_still_index_what_parses() -> None:
 def test_every_language_query_compiles(language: str) -> None:
     query, first_text_pattern = _compiled_query(language)
     assert 0 < first_text_pattern < query.pattern_count
+
+
+def test_span_columns_text_and_kind_at() -> None:
+    ix = index(PYTHON, "python")
+    (comment,) = ix.comments_in(9, 9)
+    assert ix.span_text(comment) == "# the signing secret"
+    (string,) = ix.strings_in(14, 14)
+    assert ix.span_text(string) == '"expired"'
+    line = ix.lines(9, 9)[0]
+    assert ix.text_kind_at(9, line.index("signing")) == "comment"
+    assert ix.text_kind_at(9, line.index("secret")) is None  # `self.secret = secret`
+    assert ix.text_kind_at(14, ix.lines(14, 14)[0].index("expired")) == "string"
+    assert ix.text_kind_at(14, 0) is None
+
+
+def test_multiline_string_span() -> None:
+    ix = build_symbol_index('x = 1\ndoc = """first\nsecond\n"""\n', "python")
+    (string,) = ix.strings
+    assert (string.start_line, string.end_line) == (2, 4)
+    assert ix.span_text(string) == '"""first\nsecond\n"""'
+    assert ix.text_kind_at(3, 0) == "string"
+    assert ix.text_kind_at(2, 0) is None
+
+
+def test_enclosing_definitions() -> None:
+    ix = index(PYTHON, "python")
+    assert [d.name for d in ix.enclosing_definitions(14)] == [
+        "AuthManager",
+        "validate_token",
+        "inner",
+    ]

@@ -311,3 +311,54 @@ def test_javascript_arrow_function_as_function() -> None:
     )
     assert verdict.verdict == "supports"
     assert "`fetchUser` (function definition at line 1)" in verdict.reasoning
+
+
+def test_enclosing_definition_counts_for_a_cited_body() -> None:
+    # Lines 19-20 are inside validate_token (17-21): the cited code is part of that function.
+    verdict = check("The `validate_token` function raises `TokenExpiredError`", 19, 20)
+    assert verdict.verdict == "supports"
+    assert verdict.reasoning == (
+        "2 of 2 terms found (score 1.00): `validate_token` (function definition at lines 17-21, "
+        "enclosing the cited range), `TokenExpiredError` (line 20)."
+    )
+
+
+def test_property_accepts_a_getter_method() -> None:
+    source = textwrap.dedent(
+        """\
+        class LineItem:
+            @property
+            def subtotal(self):
+                return self.unit_price * self.quantity
+        """
+    )
+    index = build_symbol_index(source, "python")
+    claim = "The `subtotal` property multiplies `unit_price` by `quantity`"
+    verdict = verify_extractive(claim, source, 2, 4, index, ExtractiveConfig())
+    assert verdict.matched_terms == ("subtotal", "unit_price", "quantity")
+    assert "`subtotal` (method definition at line 3)" in verdict.reasoning
+
+
+def test_labels_use_the_column_not_just_the_line() -> None:
+    # Line 14 has "users" in a string but `db.insert` outside it; 3 + 2 of 6 -> 0.83.
+    verdict = check('`db.insert` writes "users"', 13, 14)
+    assert verdict.reasoning == (
+        '2 of 3 terms found (score 0.83): `db.insert` (line 14), "users" (string, line 14); '
+        "missing: writes (not in the cited range)."
+    )
+
+
+def test_quoted_text_must_not_be_glued_to_letters() -> None:
+    # "ser" occurs inside "users" but not on its own.
+    verdict = check('It writes "ser"', 13, 14)
+    assert verdict.missing_terms == ("writes", "ser")
+
+
+def test_names_found_but_words_missing_is_a_medium_not_supports() -> None:
+    # save 3 found; persists, records, database, atomically 4 missing -> 3 / 7 = 0.4286
+    verdict = check("`save` persists records in the database atomically", 13, 14)
+    assert (verdict.verdict, verdict.confidence, verdict.score) == (
+        "not_supports",
+        "medium",
+        0.4286,
+    )

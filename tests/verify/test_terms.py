@@ -164,3 +164,22 @@ def test_hyphenated_words_split() -> None:
 def test_empty_claim() -> None:
     assert extract_terms("") == []
     assert extract_terms("   [a.py:1-2] ") == []
+
+
+def test_abbreviations_are_not_dotted_identifiers() -> None:
+    assert triples("Tokens expire, e.g. at 1 p.m. each day, i.e. hourly") == [
+        ("tokens", "word", None),
+        ("expire", "word", None),
+        ("day", "word", None),
+        ("hourly", "word", None),
+    ]
+
+
+def test_slash_code_span_that_is_not_a_file_is_kept() -> None:
+    assert triples("It handles `cart/itemAdded` and `./lib/`") == [
+        ("cart/itemAdded", "code_span", None)
+    ]
+
+
+def test_property_kind() -> None:
+    assert triples("The `subtotal` property") == [("subtotal", "code_span", "property")]
