@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal, cast
+from typing import Generic, Literal, Protocol, TypeVar, cast
 
 import tree_sitter
 import tree_sitter_language_pack
@@ -333,6 +333,7 @@ class SymbolIndex:
         self.comments = tuple(comments)
         self._string_index = _SpanIndex(self.strings)
         self._comment_index = _SpanIndex(self.comments)
+        self._definition_spans: _SpanIndex[Definition] | None = None
         self._token_lines: dict[str, list[int]] | None = None
         # Tokens of each line, filled the first time a citation covers the line.
         self._line_tokens: list[tuple[str, ...] | None] = [None] * len(lines)
@@ -370,8 +371,9 @@ class SymbolIndex:
 
     def enclosing_definitions(self, line: int) -> list[Definition]:
         """Definitions whose span contains ``line``, outermost first."""
-        out = [d for d in self.definitions if d.start_line <= line <= d.end_line]
-        return sorted(out, key=lambda d: (d.start_line, -d.end_line))
+        if self._definition_spans is None:
+            self._definition_spans = _SpanIndex(self.definitions)
+        return self._definition_spans.overlapping(line, line)
 
     # ------------------------------------------------------------------ text
 
@@ -453,11 +455,26 @@ class SymbolIndex:
         return list(self._token_lines.get(name.lower(), ()))
 
 
-class _SpanIndex:
-    """Spans sorted by start line with a running maximum of end lines, for range overlap."""
+class _Lined(Protocol):
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
 
-    def __init__(self, spans: tuple[Span, ...]) -> None:
-        self._spans = sorted(spans, key=lambda s: (s.start_line, s.end_line))
+
+_L = TypeVar("_L", bound=_Lined)
+
+
+class _SpanIndex(Generic[_L]):
+    """Spans sorted by start line with a running maximum of end lines, for range overlap.
+
+    The items overlapping ``[start, end]`` lie between the first item whose
+    running maximum end reaches ``start`` and the last item starting by
+    ``end``; only that window is scanned.
+    """
+
+    def __init__(self, spans: Sequence[_L]) -> None:
+        self._spans = sorted(spans, key=lambda s: (s.start_line, -s.end_line))
         self._starts = [s.start_line for s in self._spans]
         running = 0
         self._max_end: list[int] = []
@@ -465,7 +482,7 @@ class _SpanIndex:
             running = max(running, s.end_line)
             self._max_end.append(running)
 
-    def overlapping(self, start: int, end: int) -> list[Span]:
+    def overlapping(self, start: int, end: int) -> list[_L]:
         lo = bisect.bisect_left(self._max_end, start)
         hi = bisect.bisect_right(self._starts, end)
         return [s for s in self._spans[lo:hi] if s.end_line >= start]

@@ -253,11 +253,16 @@ class _RangeView:
         """
         last = _last_part(name)
         keys = {_norm(name), _norm(last)}
+        inside = [d for d in self.definitions if _norm(d.name) in keys]
+        fitting = [d for d in inside if family is None or d.kind in family]
+        if fitting:
+            return fitting[0], False
+        # The enclosing definitions are only worked out when the range has no fit.
+        around = [d for d in self.enclosing if _norm(d.name) in keys]
+        fitting = [d for d in around if family is None or d.kind in family]
+        if fitting or inside or around:
+            return (fitting or inside or around)[0], False
         candidates = self.definitions + self.enclosing
-        exact = [d for d in candidates if _norm(d.name) in keys]
-        if exact:
-            fitting = [d for d in exact if family is None or d.kind in family]
-            return (fitting or exact)[0], False
         if len(last) >= config.fuzzy_min_length and config.fuzzy_max_distance > 0 and candidates:
             best = process.extractOne(
                 last.lower(),

@@ -362,3 +362,28 @@ def test_names_found_but_words_missing_is_a_medium_not_supports() -> None:
         "medium",
         0.4286,
     )
+
+
+def test_enclosing_definition_of_the_claimed_kind_beats_a_same_named_one_inside() -> None:
+    # Java: the constructor `User` (a method) is in the range, the class `User` around it.
+    source = textwrap.dedent(
+        """\
+        public class User {
+          private String name;
+          public User(String name) {
+            this.name = name;
+          }
+        }
+        """
+    )
+    index = build_symbol_index(source, "java")
+    code = "\n".join(source.split("\n")[2:5])
+    verdict = verify_extractive(
+        "The `User` class stores a name", code, 3, 5, index, ExtractiveConfig()
+    )
+    assert "`User` (class definition at lines 1-6, enclosing the cited range)" in verdict.reasoning
+    wrong = verify_extractive("The `User` struct", code, 3, 5, index, ExtractiveConfig())
+    assert wrong.verdict == "supports"  # a Java class is accepted as a struct (same family)
+    missing = verify_extractive("The `User` field", code, 3, 5, index, ExtractiveConfig())
+    assert missing.missing_terms == ("User",)
+    assert "`User` (defined at line 3 as a method, not a field)" in missing.reasoning
