@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citecal.source import Definition, SymbolIndex, build_symbol_index
 from citecal.source._symbols import LANGUAGE_QUERIES, _compiled_query, normalize_language
@@ -319,3 +321,39 @@ def test_enclosing_definitions() -> None:
         "validate_token",
         "inner",
     ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "def f{n}(x):\n    return x\n",
+                "class C{n}:\n    y = 1\n\n    def m{n}(self):\n        self.z = 2\n",
+                "# note {n}\n",
+                "s{n} = 'text {n}'\n",
+                "\n",
+            ]
+        ),
+        max_size=25,
+    ),
+    st.integers(min_value=-3, max_value=80),
+    st.integers(min_value=0, max_value=30),
+)
+def test_range_queries_agree_with_a_linear_scan(blocks: list[str], start: int, width: int) -> None:
+    source = "".join(block.format(n=i) for i, block in enumerate(blocks))
+    ix = build_symbol_index(source, "python")
+    end = start + width
+    assert ix.definitions_in(start, end) == [
+        d for d in ix.definitions if start <= d.name_line <= end
+    ]
+    for spans, query in ((ix.strings, ix.strings_in), (ix.comments, ix.comments_in)):
+        expected = {
+            (s.start_line, s.end_line) for s in spans if s.start_line <= end and s.end_line >= start
+        }
+        assert {(s.start_line, s.end_line) for s in query(start, end)} == expected
+    line = max(start, 1)
+    assert {d.name for d in ix.enclosing_definitions(line)} == {
+        d.name for d in ix.definitions if d.start_line <= line <= d.end_line
+    }
+    assert ix.line_count == source.count("\n")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citecal.config import ExtractiveConfig
 from citecal.models import Verdict
@@ -387,3 +389,26 @@ def test_enclosing_definition_of_the_claimed_kind_beats_a_same_named_one_inside(
     missing = verify_extractive("The `User` field", code, 3, 5, index, ExtractiveConfig())
     assert missing.missing_terms == ("User",)
     assert "`User` (defined at line 3 as a method, not a field)" in missing.reasoning
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("abcdefgxyz_`'\" .,()[]:-ABCTE\n0123")), max_size=80),
+    st.integers(min_value=1, max_value=30),
+    st.integers(min_value=0, max_value=10),
+)
+def test_any_claim_gives_a_consistent_verdict(claim: str, start: int, width: int) -> None:
+    end = start + width
+    verdict = check(claim, start, end)
+    assert verdict.method == "extractive"
+    if verdict.verdict == "unverified":
+        assert verdict.score is None
+        assert verdict.matched_terms == verdict.missing_terms == ()
+    else:
+        assert verdict.score is not None
+        assert 0.0 <= verdict.score <= 1.0
+        assert len(verdict.matched_terms) + len(verdict.missing_terms) >= 1
+        assert not set(verdict.matched_terms) & set(verdict.missing_terms)
+    if verdict.hint_lines is not None:
+        lo, hi = verdict.hint_lines
+        assert 1 <= lo <= hi <= INDEX.line_count
