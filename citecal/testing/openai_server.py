@@ -64,7 +64,8 @@ class Reply:
     whole JSON body); ``raw`` sends these bytes as the body, unparsed;
     ``delay_s`` waits before answering (longer than the client timeout makes
     a timeout); ``usage`` is ``(prompt_tokens, completion_tokens)``, and
-    ``no_usage`` leaves it out.
+    ``no_usage`` leaves it out; ``drop`` closes the connection without any
+    response (a dropped keep-alive connection or a crashed server).
     """
 
     content: str | None = None
@@ -76,6 +77,7 @@ class Reply:
     delay_s: float = 0.0
     usage: tuple[int, int] | None = None
     no_usage: bool = False
+    drop: bool = False
 
     @classmethod
     def json(cls, value: Any, **kw: Any) -> Reply:
@@ -427,6 +429,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.owner._done()
 
     def _reply(self, req: ChatRequest, reply: Reply) -> None:
+        if reply.drop:
+            self.close_connection = True
+            return
         if reply.raw is not None:
             self._send(reply.status, reply.raw, reply.headers)
             return

@@ -514,3 +514,36 @@ def test_server_lists_models_to_the_openai_client(server: FakeOpenAIServer) -> N
     client = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
     assert [m.id for m in client.models.list()] == ["gpt-4o-mini", "gpt-4o"]
     client.close()
+
+
+def test_dropped_connection_is_retried_once(
+    server: FakeOpenAIServer, make_config: MakeConfig, make_request: MakeRequest
+) -> None:
+    server.script(Reply(drop=True))
+    run = build_judge(make_config()).judge([make_request(0)])
+    assert server.calls == 2 and run.calls == 1
+    assert run.verdicts["c0"].verdict == "supports" and run.warnings == []
+    server.reset()
+    server.script(Reply(drop=True), Reply(drop=True))
+    run = build_judge(make_config(cache=False)).judge([make_request(0)])
+    assert server.calls == 2  # retried once only; the second drop marks the endpoint down
+    assert run.verdicts["c0"].verdict == "unverified"
+    assert len(run.warnings) == 1 and "unreachable" in run.warnings[0]
+
+
+def test_rejected_temperature_is_dropped_once(
+    server: FakeOpenAIServer, make_config: MakeConfig, make_request: MakeRequest
+) -> None:
+    def reasoning_model(req: ChatRequest) -> Reply | None:
+        if "temperature" in req.body:
+            return Reply.status_error(
+                400, "Unsupported value: 'temperature' does not support 0.0 with this model."
+            )
+        return None
+
+    server.handler = reasoning_model
+    judge = build_judge(make_config())
+    run = judge.judge([make_request(0)])
+    assert [("temperature" in r.body) for r in server.requests] == [True, False]
+    assert run.verdicts["c0"].verdict == "supports" and run.calls == 1
+    assert len([w for w in run.warnings if "rejected temperature=0.0" in w]) == 1

@@ -8,11 +8,11 @@ The pipeline routes claims with :func:`needs_judge`, builds
 from citecal.verify.judge._batching import make_batches
 from citecal.verify.judge._cache import VerdictCache, cache_key, default_cache_path
 from citecal.verify.judge._client import JudgeAPIError, RetryPolicy, retry_after_s
+from citecal.verify.judge._estimate import count_tokens, estimate_cost
 from citecal.verify.judge._judge import (
     CONFIDENCE_CERTAINTY,
     Judge,
     build_judge,
-    estimate_cost,
     is_loopback_url,
     resolve_endpoint,
 )
@@ -52,6 +52,7 @@ __all__ = [
     "cache_key",
     "code_block",
     "cost_usd",
+    "count_tokens",
     "default_cache_path",
     "estimate_cost",
     "find_price",

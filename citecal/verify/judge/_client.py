@@ -14,9 +14,11 @@ exactly this one and can be tested:
   :class:`ResponseFormatRejected` so the judge falls back to plain JSON.
 * Timeout: retried once, then :class:`TimedOut` (the claims become
   ``unverified``).
-* Connection refused / DNS / TLS failure: :class:`Unreachable` at once, and
-  every later call of the run fails fast the same way (the pipeline degrades,
-  seed §10.3).
+* Connection refused / DNS / TLS failure: retried once, then
+  :class:`Unreachable`, and every later call of the run fails fast the same
+  way (the pipeline degrades, seed §10.3).
+* A 400 about ``temperature`` raises :class:`TemperatureRejected` so the judge
+  drops the parameter (models that only accept their default).
 
 Waiting for a retry does not hold a concurrency slot.
 """
@@ -64,6 +66,10 @@ class TimedOut(Exception):
 
 class ResponseFormatRejected(Exception):
     """The endpoint rejected ``response_format`` (no structured-output support)."""
+
+
+class TemperatureRejected(Exception):
+    """The model rejected ``temperature`` (some reasoning models only allow the default)."""
 
 
 @dataclass(frozen=True)
@@ -176,23 +182,25 @@ class ChatClient:
         model: str,
         messages: Sequence[dict[str, str]],
         response_format: dict[str, Any] | None,
-        temperature: float,
+        temperature: float | None,
     ) -> Completion:
         """Send one chat completion, applying the retry policy (module doc)."""
         attempt = 0
         timeouts = 0
+        connection_failures = 0
         while True:
             if self.unreachable is not None:
                 raise Unreachable(self.unreachable)
             extra: dict[str, Any] = {}
             if response_format is not None:
                 extra["response_format"] = response_format
+            if temperature is not None:
+                extra["temperature"] = temperature
             try:
                 async with self.semaphore:
                     resp = await self.client.chat.completions.create(
                         model=model,
                         messages=list(messages),  # type: ignore[arg-type]
-                        temperature=temperature,
                         timeout=self.policy.timeout_s,
                         **extra,
                     )
@@ -204,13 +212,23 @@ class ChatClient:
                 await self._sleep(self.policy.backoff(0))
                 continue
             except openai.APIConnectionError as exc:
+                # Retried once: a dropped keep-alive connection must not look like an outage.
+                connection_failures += 1
                 cause = exc.__cause__ or exc
-                self.unreachable = f"{type(cause).__name__}: {cause}"[:200]
-                raise Unreachable(self.unreachable) from None
+                reason = f"{type(cause).__name__}: {cause}"[:200]
+                if connection_failures > 1:
+                    self.unreachable = reason
+                    raise Unreachable(reason) from None
+                log.warning("judge connection failed (%s); retrying once", reason)
+                await self._sleep(self.policy.backoff(0))
+                continue
             except openai.APIStatusError as exc:
                 status = exc.status_code
+                message = _short_message(exc)
                 if status == 400 and response_format is not None and _mentions_response_format(exc):
-                    raise ResponseFormatRejected(_short_message(exc)) from None
+                    raise ResponseFormatRejected(message) from None
+                if status == 400 and temperature is not None and "temperature" in message.lower():
+                    raise TemperatureRejected(message) from None
                 retryable = status in RETRY_STATUSES or status >= 500
                 if not retryable or status in NO_RETRY_STATUSES:
                     raise self._fatal(exc, model, 0) from None

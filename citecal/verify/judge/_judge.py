@@ -22,7 +22,6 @@ import asyncio
 import concurrent.futures
 import ipaddress
 import logging
-import math
 import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -41,6 +40,7 @@ from citecal.verify.judge._client import (
     JudgeAPIError,
     ResponseFormatRejected,
     RetryPolicy,
+    TemperatureRejected,
     TimedOut,
     Unreachable,
 )
@@ -53,7 +53,7 @@ from citecal.verify.judge._parse import (
 )
 from citecal.verify.judge._pricing import cost_usd
 from citecal.verify.judge._prompts import PromptTemplate, load_prompt, render_messages
-from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, JudgeUnavailable
+from citecal.verify.judge._types import JudgeRequest, JudgeRun, JudgeUnavailable
 
 log = logging.getLogger("citecal.judge")
 
@@ -65,10 +65,6 @@ LOCAL_API_KEY = "citecal-local"
 
 CONFIDENCE_CERTAINTY: dict[str, float] = {"high": 0.9, "medium": 0.6, "low": 0.3}
 """Numeric certainty of a confidence label, compared with ``confidence_threshold``."""
-
-SINGLE_ANSWER_TOKENS = 200
-BATCH_ITEM_ANSWER_TOKENS = 120
-"""Dry-run allowances for answer tokens (seed §14.2-14.3: ~200 single, ~600 per 5)."""
 
 
 def is_loopback_url(url: str) -> bool:
@@ -99,19 +95,6 @@ def resolve_endpoint(config: JudgeConfig) -> tuple[str, str]:
             f" (needed for {base_url}; use --no-llm to skip the judge)"
         )
     return base_url, key
-
-
-def count_tokens(text: str, model: str) -> int:
-    """Token count with tiktoken when installed, else the usual characters / 4."""
-    try:
-        import tiktoken
-    except ImportError:
-        return math.ceil(len(text) / 4)
-    try:
-        enc = tiktoken.encoding_for_model(model)
-    except KeyError:
-        enc = tiktoken.get_encoding("o200k_base")
-    return len(enc.encode(text))
 
 
 @dataclass
@@ -183,6 +166,7 @@ class Judge:
         self._api_key = api_key
         self.cache = cache
         self._structured = config.structured_outputs
+        self._temperature: float | None = config.temperature
         self._policy = RetryPolicy(
             max_retries=config.max_retries,
             backoff_base_s=config.backoff_base_s,
@@ -345,14 +329,23 @@ class Judge:
         is_batch = len(batch) > 1
         while True:
             rf = response_format(is_batch) if self._structured else None
+            temperature = self._temperature
             try:
-                comp = await chat.complete(model, messages, rf, self.config.temperature)
+                comp = await chat.complete(model, messages, rf, temperature)
             except ResponseFormatRejected as exc:
                 if self._structured:
                     self._structured = False
                     tally.warnings.append(
                         f"endpoint {self.base_url} rejected structured outputs ({exc});"
                         " using plain JSON instructions"
+                    )
+                continue
+            except TemperatureRejected as exc:
+                if self._temperature is not None:
+                    self._temperature = None
+                    tally.warnings.append(
+                        f"model {model} rejected temperature={temperature} ({exc});"
+                        " using the model's default"
                     )
                 continue
             break
@@ -545,55 +538,3 @@ def build_judge(
     base_url, api_key = resolve_endpoint(config)
     cache = VerdictCache(config.cache_path) if use_cache and config.cache else None
     return Judge(config, template, model or config.judge_model, base_url, api_key, cache)
-
-
-def estimate_cost(
-    requests: Sequence[JudgeRequest],
-    config: JudgeConfig,
-    prompt: str | None = None,
-    *,
-    model: str | None = None,
-    use_cache: bool = False,
-) -> DryRunEstimate:
-    """Calls, tokens and dollars a judge run would take, without calling anything.
-
-    Batches are formed exactly as :meth:`Judge.judge` forms them and prompts
-    rendered in full; answer tokens use seed §14's allowances. With
-    ``use_cache`` the local cache is read (no network) and hits are not counted.
-    """
-    template = load_prompt(prompt or config.prompt)
-    model = model or config.judge_model
-    pending = list(requests)
-    hits = 0
-    if use_cache and config.cache:
-        cache = VerdictCache(config.cache_path)
-        try:
-            pending = [
-                r for r in requests if cache.get(cache_key(model, template.version, r)) is None
-            ]
-        finally:
-            cache.close()
-        hits = len(requests) - len(pending)
-    batches = make_batches(pending, config.max_batch_size)
-    prompt_tokens = 0
-    completion_tokens = 0
-    for b in batches:
-        messages = render_messages(template, b, config.max_code_lines, config.context_lines)
-        prompt_tokens += sum(count_tokens(m["content"], model) + 4 for m in messages) + 3
-        completion_tokens += (
-            SINGLE_ANSWER_TOKENS if len(b) == 1 else BATCH_ITEM_ANSWER_TOKENS * len(b) + 20
-        )
-    cost = cost_usd(model, prompt_tokens, completion_tokens, config.pricing)
-    warnings = []
-    if cost is None:
-        warnings.append(f"no price for model {model}: cost estimated as 0")
-    return DryRunEstimate(
-        requests=len(requests),
-        calls=len(batches),
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        cost_usd=cost or 0.0,
-        model=model,
-        cache_hits=hits,
-        warnings=warnings,
-    )

@@ -1,0 +1,87 @@
+"""Dry-run estimates: calls, tokens and dollars of a judge run, without the network.
+
+Batches are formed and prompts rendered exactly as :meth:`Judge.judge` would,
+so the call count is exact (escalations aside) and prompt tokens are close;
+answer tokens use the seed's allowances (§14.2-14.3).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from citecal.config import JudgeConfig
+from citecal.verify.judge._batching import make_batches
+from citecal.verify.judge._cache import VerdictCache, cache_key
+from citecal.verify.judge._pricing import cost_usd
+from citecal.verify.judge._prompts import load_prompt, render_messages
+from citecal.verify.judge._types import DryRunEstimate, JudgeRequest
+
+SINGLE_ANSWER_TOKENS = 200
+BATCH_ITEM_ANSWER_TOKENS = 120
+"""Dry-run allowances for answer tokens (seed §14.2-14.3: ~200 single, ~600 per 5)."""
+
+
+def count_tokens(text: str, model: str) -> int:
+    """Token count with tiktoken when installed, else the usual characters / 4."""
+    try:
+        import tiktoken
+    except ImportError:
+        return math.ceil(len(text) / 4)
+    try:
+        enc = tiktoken.encoding_for_model(model)
+    except KeyError:
+        enc = tiktoken.get_encoding("o200k_base")
+    return len(enc.encode(text))
+
+
+def estimate_cost(
+    requests: Sequence[JudgeRequest],
+    config: JudgeConfig,
+    prompt: str | None = None,
+    *,
+    model: str | None = None,
+    use_cache: bool = False,
+) -> DryRunEstimate:
+    """Calls, tokens and dollars a judge run would take, without calling anything.
+
+    Batches are formed exactly as :meth:`Judge.judge` forms them and prompts
+    rendered in full; answer tokens use seed §14's allowances. With
+    ``use_cache`` the local cache is read (no network) and hits are not counted.
+    """
+    template = load_prompt(prompt or config.prompt)
+    model = model or config.judge_model
+    pending = list(requests)
+    hits = 0
+    if use_cache and config.cache:
+        cache = VerdictCache(config.cache_path)
+        try:
+            pending = [
+                r for r in requests if cache.get(cache_key(model, template.version, r)) is None
+            ]
+        finally:
+            cache.close()
+        hits = len(requests) - len(pending)
+    batches = make_batches(pending, config.max_batch_size)
+    prompt_tokens = 0
+    completion_tokens = 0
+    for b in batches:
+        messages = render_messages(template, b, config.max_code_lines, config.context_lines)
+        prompt_tokens += sum(count_tokens(m["content"], model) + 4 for m in messages) + 3
+        completion_tokens += (
+            SINGLE_ANSWER_TOKENS if len(b) == 1 else BATCH_ITEM_ANSWER_TOKENS * len(b) + 20
+        )
+    cost = cost_usd(model, prompt_tokens, completion_tokens, config.pricing)
+    warnings = []
+    if cost is None:
+        warnings.append(f"no price for model {model}: cost estimated as 0")
+    return DryRunEstimate(
+        requests=len(requests),
+        calls=len(batches),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=cost or 0.0,
+        model=model,
+        cache_hits=hits,
+        warnings=warnings,
+    )
