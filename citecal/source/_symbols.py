@@ -7,7 +7,8 @@ tree-sitter (grammars shipped offline by ``tree-sitter-language-pack``
 question is a pair of binary searches, not a walk over the tree.
 
 What to index is data, not code: :data:`LANGUAGE_QUERIES` holds one
-tree-sitter query per language whose captures are named
+tree-sitter query per language (Python, JavaScript, TypeScript, TSX, Go,
+Java, Rust, C, C++, C#, Ruby) whose captures are named
 ``definition.<kind>`` (the defining node) with ``name`` (its name node),
 ``string`` and ``comment``. The queries run inside tree-sitter's C engine,
 which is what makes indexing 2 000 files take well under a second.
@@ -160,6 +161,22 @@ _TS_ONLY = """
 
 _JS_STRINGS = ("string", "template_string")
 
+_C_COMMON = """
+(function_definition declarator: (function_declarator declarator: (identifier) @name))
+  @definition.function
+(function_definition declarator: (pointer_declarator
+  declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+(declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(type_definition declarator: (type_identifier) @name) @definition.type
+(field_declaration declarator: (field_identifier) @name) @definition.field
+(preproc_def name: (identifier) @name) @definition.constant
+(preproc_function_def name: (identifier) @name) @definition.function
+(enumerator name: (identifier) @name) @definition.constant
+"""
+
 
 LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
     "python": LanguageSpec(
@@ -251,6 +268,64 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
         method_containers=frozenset({"impl_item", "trait_item"}),
         function_boundaries=frozenset({"function_item", "closure_expression"}),
     ),
+    "c": LanguageSpec(
+        grammar="c",
+        string_types=("string_literal",),
+        comment_types=("comment",),
+        query=_C_COMMON,
+    ),
+    "cpp": LanguageSpec(
+        grammar="cpp",
+        string_types=("string_literal", "raw_string_literal"),
+        comment_types=("comment",),
+        query="""
+(function_definition declarator: (function_declarator declarator: (field_identifier) @name))
+  @definition.method
+(function_definition declarator: (function_declarator
+  declarator: (qualified_identifier name: (identifier) @name))) @definition.method
+(field_declaration declarator: (function_declarator declarator: (field_identifier) @name))
+  @definition.method
+(class_specifier name: (type_identifier) @name body: (_)) @definition.class
+(namespace_definition name: (namespace_identifier) @name) @definition.module
+"""
+        + _C_COMMON,
+    ),
+    "csharp": LanguageSpec(
+        grammar="csharp",
+        string_types=("string_literal", "verbatim_string_literal", "raw_string_literal"),
+        comment_types=("comment",),
+        query="""
+(class_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(struct_declaration name: (identifier) @name) @definition.struct
+(enum_declaration name: (identifier) @name) @definition.enum
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+(property_declaration name: (identifier) @name) @definition.field
+(field_declaration (variable_declaration (variable_declarator name: (identifier) @name)))
+  @definition.field
+(enum_member_declaration name: (identifier) @name) @definition.constant
+(namespace_declaration name: (_) @name) @definition.module
+""",
+    ),
+    "ruby": LanguageSpec(
+        grammar="ruby",
+        string_types=("string",),
+        comment_types=("comment",),
+        query="""
+(class name: (constant) @name) @definition.class
+(module name: (constant) @name) @definition.module
+(singleton_method name: (_) @name) @definition.method
+(method name: (_) @name) @definition.function
+(assignment left: (constant) @name) @definition.constant
+(assignment left: (instance_variable) @name) @definition.field
+(call method: (identifier) @_attr arguments: (argument_list (simple_symbol) @name)
+  (#any-of? @_attr "attr_reader" "attr_writer" "attr_accessor")) @definition.field
+""",
+        method_containers=frozenset({"class", "module", "singleton_class"}),
+        function_boundaries=frozenset({"method", "singleton_method"}),
+    ),
 }
 """Tree-sitter queries per language (the node-type tables of the index)."""
 
@@ -267,6 +342,12 @@ LANGUAGE_ALIASES: dict[str, str] = {
     "cts": "typescript",
     "golang": "go",
     "rs": "rust",
+    "c++": "cpp",
+    "cxx": "cpp",
+    "c#": "csharp",
+    "c_sharp": "csharp",
+    "cs": "csharp",
+    "rb": "ruby",
 }
 """Other spellings of the languages in :data:`LANGUAGE_QUERIES`."""
 
@@ -560,7 +641,7 @@ def _index_tree(
                     chosen[key] = (pattern, capture[11:], node, name_node)
     definitions: list[Definition] = []
     for _, kind, node, name_node in chosen.values():
-        name = _node_text(name_node)
+        name = _node_text(name_node).lstrip("@:")  # Ruby @ivar, :symbol
         if kind == "function" and spec.method_containers and _is_method(node, spec):
             kind = "method"
         elif kind == "variable" and _UPPER_CONSTANT.fullmatch(name):

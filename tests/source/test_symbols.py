@@ -257,17 +257,17 @@ def test_rust_definitions() -> None:
 def test_fallback_language_gives_tokens_only() -> None:
     ix = index(
         """
-        def greet(name)
-          puts "hello #{name}"
+        function greet(name)
+          print("hello " .. name)
         end
         """,
-        "ruby",
+        "lua",
     )
     assert ix.parsed is False
-    assert ix.language == "ruby"
+    assert ix.language == "lua"
     assert ix.definitions == ()
     assert ix.definitions_in(1, 3) == []
-    assert {"greet", "name", "puts", "hello"} <= ix.tokens_in(1, 3)
+    assert {"greet", "name", "print", "hello"} <= ix.tokens_in(1, 3)
     assert ix.lines_with("name") == [1, 2]
     assert build_symbol_index("x = 1\n", None).parsed is False
 
@@ -357,3 +357,52 @@ def test_range_queries_agree_with_a_linear_scan(blocks: list[str], start: int, w
         d.name for d in ix.definitions if d.start_line <= line <= d.end_line
     }
     assert ix.line_count == source.count("\n")
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "expected"),
+    [
+        (
+            "c",
+            "#define MAX 3\nstruct point { int x; };\nstatic int helper(int a) { return a; }\n",
+            {
+                ("MAX", "constant", 1),
+                ("point", "struct", 2),
+                ("x", "field", 2),
+                ("helper", "function", 3),
+            },
+        ),
+        (
+            "cpp",
+            "class Server {\n public:\n  int port = 80;\n  void start();\n};\n"
+            "void Server::start() {}\n",
+            {
+                ("Server", "class", 1),
+                ("port", "field", 3),
+                ("start", "method", 4),
+                ("start", "method", 6),
+            },
+        ),
+        (
+            "ruby",
+            "class Session\n  attr_reader :token\n  def initialize(t)\n    @token = t\n  end\n"
+            "end\ndef helper; end\n",
+            {
+                ("Session", "class", 1),
+                ("token", "field", 2),
+                ("initialize", "method", 3),
+                ("token", "field", 4),
+                ("helper", "function", 7),
+            },
+        ),
+        (
+            "csharp",
+            "public class User {\n  public int Age { get; set; }\n  public void Save() { }\n}\n",
+            {("User", "class", 1), ("Age", "field", 2), ("Save", "method", 3)},
+        ),
+    ],
+)
+def test_more_languages(language: str, source: str, expected: set[tuple[str, str, int]]) -> None:
+    ix = build_symbol_index(source, language)
+    assert ix.parsed is True
+    assert defs(ix) == expected

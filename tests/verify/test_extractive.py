@@ -294,8 +294,8 @@ def test_expand_range_hint_is_near() -> None:
 
 
 def test_fallback_language_does_not_enforce_kinds() -> None:
-    source = 'def greet(name)\n  puts "hello #{name}"\nend\n'
-    index = build_symbol_index(source, "ruby")
+    source = 'function greet(name)\n  print("hello " .. name)\nend\n'
+    index = build_symbol_index(source, "lua")
     verdict = verify_extractive(
         "The `greet` method says hello", source, 1, 3, index, ExtractiveConfig()
     )
