@@ -25,7 +25,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import urlparse
 
 import openai
@@ -112,6 +112,7 @@ class _Tally:
     timed_out: int = 0
     unreachable: int = 0
     escalation_failures: int = 0
+    escalate: bool = True
     warnings: list[str] = field(default_factory=list)
 
 
@@ -184,8 +185,9 @@ class Judge:
         """Judge every request; block until done.
 
         ``progress`` is called with the number of requests finished so far
-        (cumulative, cache hits included) each time some finish. Runs its own event loop; inside an
-        already running loop (a Jupyter kernel) it runs in a worker thread.
+        (cumulative, cache hits included) each time some finish. Runs its own
+        event loop; inside an already running loop (a Jupyter kernel) it runs
+        in a worker thread.
 
         Raises:
             JudgeError: an API error the retry policy cannot get past.
@@ -239,18 +241,18 @@ class Judge:
             asyncio.Semaphore(self.config.concurrency),
             api_key_env=self.config.api_key_env,
         )
-        state: dict[str, Any] = {"escalate": self.escalation_model is not None}
+        tally.escalate = self.escalation_model is not None
         try:
 
             async def from_cache(r: JudgeRequest) -> dict[str, Verdict]:
-                final = await self._finish(chat, r, first[r.key], tally, state)
+                final = await self._finish(chat, r, first[r.key], tally)
                 done(1)
                 return {r.key: final}
 
             async def from_batch(batch: list[JudgeRequest]) -> dict[str, Verdict]:
                 got = await self._first_pass(chat, batch, tally)
                 finals = await _gather_or_cancel(
-                    self._finish(chat, r, got[r.key], tally, state) for r in batch
+                    self._finish(chat, r, got[r.key], tally) for r in batch
                 )
                 out = {r.key: v for r, v in zip(batch, finals, strict=True)}
                 done(len(batch))
@@ -440,11 +442,10 @@ class Judge:
         r: JudgeRequest,
         first: Verdict,
         tally: _Tally,
-        state: dict[str, Any],
     ) -> Verdict:
         """Escalate an uncertain first verdict; the escalated answer decides."""
         esc_model = self.escalation_model
-        if esc_model is None or not state["escalate"] or not self._should_escalate(first):
+        if esc_model is None or not tally.escalate or not self._should_escalate(first):
             return first
         second = self._cache_get(esc_model, r)
         if second is not None:
@@ -453,8 +454,8 @@ class Judge:
             try:
                 second = await self._ask_escalation(chat, esc_model, r, tally)
             except _EscalationModelMissing as exc:
-                if state["escalate"]:
-                    state["escalate"] = False
+                if tally.escalate:
+                    tally.escalate = False
                     tally.warnings.append(
                         f"escalation model '{esc_model}' not found at {self.base_url} ({exc});"
                         " escalation skipped (set judge.escalation_model)"
