@@ -47,6 +47,31 @@ class SchemaMismatch(InputError):
     """An existing dataset's settings differ from the annotation config."""
 
 
+class _OfflineArgilla(rg.Argilla):
+    """An SDK client that never contacts a server.
+
+    The SDK ties every settings object (fields, questions, metadata) to a
+    client and falls back to connecting a default one; building settings is
+    pure, so it gets this client instead. Any request it made would fail.
+    """
+
+    def _validate_connection(self) -> None:
+        return None
+
+
+_offline: rg.Argilla | None = None
+
+
+def offline_client() -> rg.Argilla:
+    """The shared offline client (see :class:`_OfflineArgilla`)."""
+    global _offline
+    if _offline is None:
+        default = rg.Argilla._default_client
+        _offline = _OfflineArgilla(api_url="http://offline.invalid", api_key="offline", retries=0)
+        rg.Argilla._default_client = default  # do not become the SDK's default client
+    return _offline
+
+
 def api_key_of(config: ArgillaConfig) -> str:
     """The configured key (``ARGILLA_API_KEY``), else the local stack's owner key."""
     return config.api_key or LOCAL_API_KEY

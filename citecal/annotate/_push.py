@@ -227,7 +227,7 @@ def push_evaluation(
     client = client or connect(config)
     ws_name = workspace or config.workspace
     ws = get_workspace(client, ws_name, config.api_url)
-    settings = to_settings(spec, config.min_submitted)
+    settings = to_settings(spec, config.min_submitted, client)
     dataset, created_dataset = ensure_dataset(client, dataset_name, ws, settings, config.api_url)
     before = set() if created_dataset else existing_record_ids(client, dataset, config.api_url)
     tick = progress(len(built.records)) if progress is not None else None

@@ -220,11 +220,21 @@ def load_spec(path: Path | str | None = None) -> AnnotationSpec:
     return parse_spec(data, str(path))
 
 
-def to_settings(spec: AnnotationSpec, min_submitted: int = 1) -> rg.Settings:
-    """The ``rg.Settings`` for ``spec``; ``min_submitted`` applies when the YAML leaves it null."""
+def to_settings(
+    spec: AnnotationSpec, min_submitted: int = 1, client: rg.Argilla | None = None
+) -> rg.Settings:
+    """The ``rg.Settings`` for ``spec``; ``min_submitted`` applies when the YAML leaves it null.
+
+    ``client`` is the connection the settings objects belong to (the SDK ties
+    them to one); without it they get an offline client, so this stays pure.
+    """
+    from citecal.annotate._client import offline_client
+
+    client = client or offline_client()
     fields = [
         rg.TextField(
             name=f.name,
+            client=client,
             title=f.title,
             description=f.description,
             use_markdown=f.use_markdown,
@@ -238,6 +248,7 @@ def to_settings(spec: AnnotationSpec, min_submitted: int = 1) -> rg.Settings:
             questions.append(
                 rg.RatingQuestion(
                     name=q.name,
+                    client=client,
                     values=list(q.values or []),
                     title=q.title,
                     description=q.description,
@@ -248,6 +259,7 @@ def to_settings(spec: AnnotationSpec, min_submitted: int = 1) -> rg.Settings:
             questions.append(
                 rg.LabelQuestion(
                     name=q.name,
+                    client=client,
                     labels=dict(q.labels or {}),
                     title=q.title,
                     description=q.description,
@@ -258,6 +270,7 @@ def to_settings(spec: AnnotationSpec, min_submitted: int = 1) -> rg.Settings:
             questions.append(
                 rg.TextQuestion(
                     name=q.name,
+                    client=client,
                     title=q.title,
                     description=q.description,
                     required=q.required,
@@ -269,13 +282,17 @@ def to_settings(spec: AnnotationSpec, min_submitted: int = 1) -> rg.Settings:
         if m.type == "terms":
             metadata.append(
                 rg.TermsMetadataProperty(
-                    name=m.name, title=m.title, visible_for_annotators=m.visible_for_annotators
+                    name=m.name,
+                    title=m.title,
+                    visible_for_annotators=m.visible_for_annotators,
+                    client=client,
                 )
             )
         else:
             metadata.append(
                 rg.FloatMetadataProperty(
                     name=m.name,
+                    client=client,
                     min=m.min,
                     max=m.max,
                     title=m.title,
