@@ -47,7 +47,7 @@ class SchemaMismatch(InputError):
     """An existing dataset's settings differ from the annotation config."""
 
 
-class _OfflineArgilla(rg.Argilla):
+class _OfflineArgilla(rg.Argilla):  # type: ignore[misc]
     """An SDK client that never contacts a server.
 
     The SDK ties every settings object (fields, questions, metadata) to a
