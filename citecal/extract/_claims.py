@@ -35,7 +35,7 @@ from functools import lru_cache
 from citecal.config import ExtractConfig
 from citecal.errors import ConfigError
 from citecal.extract._citations import CitationGroup
-from citecal.extract._markdown import Block, Document, paused_gc
+from citecal.extract._markdown import Block, Document, html_comments, paused_gc
 from citecal.extract._sentences import Unit, analyse, clause_cuts
 from citecal.models import Claim, ExtractedCitation
 
@@ -50,10 +50,9 @@ _LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _EM_STAR = re.compile(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])")
 _SPACE = re.compile(r"\s+")
 _SPACE_PUNCT = re.compile(r" (?=[.,;:!?](?:\s|$))")
-_PIPE = re.compile(r"\s*(?<!\\)\|\s*")
-_EMPTY_CELLS = re.compile(r"(?: \|)+ ")
+_PIPE = re.compile(r" ?(?<!\\)\| ?")  # applied after whitespace is collapsed
+_EMPTY_CELLS = re.compile(r"(?<! \|)(?: \|)++ ")
 _ALNUM = re.compile(r"[^\W_]")
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _TRAILING = " \t.,;:"
 
@@ -71,7 +70,8 @@ class _Sentence:
 
 def _clean(piece: str, quoted: bool, row: bool, html: bool = False) -> str:
     if "<" in piece:
-        piece = _COMMENT.sub("", piece)
+        if "<!--" in piece:
+            piece = _drop_comments(piece)
         if html:
             piece = _TAG.sub(" ", piece)
     if quoted and ">" in piece:
@@ -80,9 +80,20 @@ def _clean(piece: str, quoted: bool, row: bool, html: bool = False) -> str:
         piece = _LINK.sub(r"\1", piece)
     if "*" in piece:
         piece = _EM_STAR.sub(r"\1", piece.replace("**", ""))
+    piece = _SPACE.sub(" ", piece)
     if row:
         piece = _PIPE.sub(" | ", piece)
-    return _SPACE_PUNCT.sub("", _SPACE.sub(" ", piece))
+    return _SPACE_PUNCT.sub("", piece)
+
+
+def _drop_comments(piece: str) -> str:
+    kept: list[str] = []
+    pos = 0
+    for start, end in html_comments(piece, 0, len(piece)):
+        kept.append(piece[pos:start])
+        pos = end
+    kept.append(piece[pos:])
+    return "".join(kept)
 
 
 class _Normaliser:

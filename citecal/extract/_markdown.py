@@ -46,7 +46,6 @@ _PREFIX = re.compile(
     r"(?:\[[ xX]\](?:[ \t]+|(?=[\r\n]|$)))?"
 )
 _ATX_OPEN = re.compile(r"#{1,6}(?:[ \t]+|(?=[\r\n]|$))")
-_ATX_CLOSE = re.compile(r"(?:(?<=[ \t])#+)?[ \t]*$")
 
 INLINE_FILL = "x"
 """What inline code content becomes in the scan text: a non-space, non-
@@ -119,6 +118,21 @@ def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable("table")
     md.core.ruler.disable(["inline", "text_join"])
     return md
+
+
+def _atx_content_end(text: str, start: int, end: int) -> int:
+    """End of an ATX heading's text: before an optional closing ``#`` run and blanks."""
+    e = end
+    while e > start and text[e - 1] in " \t":
+        e -= 1
+    k = e
+    while k > start and text[k - 1] == "#":
+        k -= 1
+    if k < e and (k == start or text[k - 1] in " \t"):
+        e = k
+        while e > start and text[e - 1] in " \t":
+            e -= 1
+    return e
 
 
 def line_starts(text: str) -> list[int]:
@@ -246,8 +260,7 @@ def parse_markdown(text: str) -> Document:
             else:
                 atx = _ATX_OPEN.match(text, c_start, end)
                 c_start = atx.end() if atx else c_start
-                close = _ATX_CLOSE.search(text, c_start, end)
-                c_end = close.start() if close else end
+                c_end = _atx_content_end(text, c_start, end)
         counted = kind in ("heading", "paragraph", "html") or (
             kind == "other" and _ALNUM.search(text, start, end) is not None
         )
