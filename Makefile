@@ -40,3 +40,8 @@ argilla-down:
 	services/argilla/down.sh
 argilla-status:
 	services/argilla/status.sh
+
+.PHONY: demo-judge
+demo-judge: install  ## the bundled example with the LLM judge on the local heuristic server
+	CITECAL_CACHE_PATH=$$(mktemp -d)/judge-cache.sqlite3 $(BIN)/python -m citecal.testing -- \
+		$(BIN)/citecal eval datasets/examples/report.md --repo datasets/examples/shopcart

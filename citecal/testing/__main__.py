@@ -1,5 +1,7 @@
 """``python -m citecal.testing [--port N] [--latency S]``: the local OpenAI-compatible server."""
 
+import sys
+
 from citecal.testing.openai_server import main
 
-main()
+sys.exit(main())

@@ -468,22 +468,45 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, json.dumps(out).encode(), reply.headers)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``python -m citecal.testing [--port N] [--latency S]``: serve until Ctrl-C."""
-    import argparse
+def main(argv: list[str] | None = None) -> int:
+    """Serve until Ctrl-C, or run one command against the server and exit with its code.
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("--port", type=int, default=8399)
+    ``python -m citecal.testing [--port N] [--latency S]`` serves;
+    ``python -m citecal.testing -- citecal eval report.md --repo .`` starts the
+    server on a free port, runs the command with ``OPENAI_BASE_URL`` and
+    ``OPENAI_API_KEY`` pointing at it, stops the server and returns the
+    command's exit code.
+    """
+    import argparse
+    import os
+    import subprocess
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, command = argv[:cut], argv[cut + 1 :]
+    parser = argparse.ArgumentParser(
+        prog="python -m citecal.testing",
+        description="Local OpenAI-compatible server with a heuristic judge.",
+    )
+    parser.add_argument("--port", type=int, default=None, help="default 8399 (free port with --)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per request")
     args = parser.parse_args(argv)
-    with FakeOpenAIServer(port=args.port, latency_s=args.latency) as srv:
+    port = args.port if args.port is not None else (0 if command else 8399)
+    with FakeOpenAIServer(port=port, latency_s=args.latency) as srv:
+        if command:
+            env = {**os.environ, "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "local"}
+            code = subprocess.call(command, env=env)
+            print(f"local judge server: {srv.calls} chat completion requests", file=sys.stderr)
+            return code
         print(f"OPENAI_BASE_URL={srv.base_url}  (heuristic judge; Ctrl-C stops)", flush=True)
         try:
             while True:
                 time.sleep(3600)
         except KeyboardInterrupt:
-            pass
+            return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -547,3 +547,17 @@ def test_rejected_temperature_is_dropped_once(
     assert [("temperature" in r.body) for r in server.requests] == [True, False]
     assert run.verdicts["c0"].verdict == "supports" and run.calls == 1
     assert len([w for w in run.warnings if "rejected temperature=0.0" in w]) == 1
+
+
+def test_server_command_mode_points_the_command_at_itself() -> None:
+    import sys
+
+    from citecal.testing.openai_server import main
+
+    probe = (
+        "import os, sys, openai\n"
+        "c = openai.OpenAI()\n"
+        "ok = [m.id for m in c.models.list()] == ['gpt-4o-mini', 'gpt-4o']\n"
+        "sys.exit(7 if ok else 3)\n"
+    )
+    assert main(["--", sys.executable, "-c", probe]) == 7  # exit code passed through
