@@ -598,11 +598,12 @@ def _is_method(node: tree_sitter.Node, spec: LanguageSpec) -> bool:
 
 
 def _span(node: tree_sitter.Node) -> Span:
-    start_line, end_line = _line_span(node)
+    """:class:`Span` of a string or comment node (each point read once: they are not free)."""
+    start_row, start_col = node.start_point
     end_row, end_col = node.end_point
-    if end_row + 1 != end_line:  # ended at column 0 of the next line: up to end of line
-        end_col = 1 << 30
-    return Span(start_line, end_line, node.start_point[1], end_col)
+    if end_col == 0 and end_row > start_row:  # swallowed its newline: ends on the line before
+        return Span(start_row + 1, end_row, start_col, 1 << 30)
+    return Span(start_row + 1, end_row + 1, start_col, end_col)
 
 
 def _line_span(node: tree_sitter.Node) -> tuple[int, int]:
