@@ -561,3 +561,16 @@ def test_server_command_mode_points_the_command_at_itself() -> None:
         "sys.exit(7 if ok else 3)\n"
     )
     assert main(["--", sys.executable, "-c", probe]) == 7  # exit code passed through
+
+
+def test_spent_quota_is_not_retried(
+    server: FakeOpenAIServer, make_config: MakeConfig, make_request: MakeRequest
+) -> None:
+    quota = {"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}}
+    server.script(Reply(status=429, body=quota), *[Reply.status_error(429, "slow down")] * 4)
+    with pytest.raises(JudgeError, match=r"HTTP 429 .*not retried.*quota exhausted"):
+        build_judge(make_config()).judge([make_request(0)])
+    assert server.calls == 1
+    with pytest.raises(JudgeError, match=r"HTTP 429 .*after 3 retries.*rate limited"):
+        build_judge(make_config()).judge([make_request(0)])
+    assert server.calls == 5

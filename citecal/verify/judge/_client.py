@@ -3,6 +3,7 @@
 The SDK's own retries are switched off (``max_retries=0``) so the policy is
 exactly this one and can be tested:
 
+* HTTP 429 ``insufficient_quota``: no retry (waiting does not help).
 * HTTP 429, 408, 409 and 5xx: up to ``max_retries`` (3) retries with
   exponential backoff and jitter; a ``Retry-After`` (seconds or HTTP date) or
   ``retry-after-ms`` header is honoured instead of the computed delay (capped
@@ -135,6 +136,14 @@ def _short_message(exc: openai.APIStatusError) -> str:
     return " ".join(str(exc.message).split())[:200]
 
 
+def _is_quota_error(exc: openai.APIStatusError) -> bool:
+    body = exc.body
+    err = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(err, dict):
+        return "insufficient_quota" in (str(err.get("code")), str(err.get("type")))
+    return False
+
+
 def _mentions_response_format(exc: openai.APIStatusError) -> bool:
     text = f"{exc.message} {exc.body}".lower()
     return any(w in text for w in ("response_format", "json_schema", "structured", "schema"))
@@ -173,6 +182,12 @@ class ChatClient:
             422: "the endpoint rejected the request",
         }
         hint = hints.get(status, "")
+        if status == 429:
+            hint = (
+                "quota exhausted: check the account's plan and billing"
+                if _is_quota_error(exc)
+                else "rate limited: lower --concurrency or try later"
+            )
         tries = f" after {retried} retries" if retried else " (not retried)"
         text = f"LLM judge API error: HTTP {status} from {self.base_url}{tries}: {msg}"
         return JudgeAPIError(f"{text} ({hint})" if hint else text, status, msg)
@@ -230,6 +245,8 @@ class ChatClient:
                 if status == 400 and temperature is not None and "temperature" in message.lower():
                     raise TemperatureRejected(message) from None
                 retryable = status in RETRY_STATUSES or status >= 500
+                if status == 429 and _is_quota_error(exc):
+                    retryable = False  # waiting does not refill a spent quota
                 if not retryable or status in NO_RETRY_STATUSES:
                     raise self._fatal(exc, model, 0) from None
                 if attempt >= self.policy.max_retries:

@@ -39,9 +39,10 @@ class JudgeRequest:
 class JudgeRun:
     """Verdicts of one :meth:`Judge.judge` call with what it cost.
 
-    Every request gets a verdict; ``calls`` counts API requests actually sent
-    (cache hits excluded, retries of the same request excluded), tokens are the
-    API's ``usage`` figures summed over those calls.
+    Every request gets a verdict; ``calls`` counts answered API requests (cache
+    hits and failed attempts that were retried excluded), tokens are the API's
+    ``usage`` figures summed over those calls, ``cache_hits`` counts answers
+    served from the cache (first-pass and escalation answers alike).
     """
 
     verdicts: dict[str, Verdict]
