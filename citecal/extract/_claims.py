@@ -49,7 +49,9 @@ _QUOTE_MARKS = re.compile(r"([\r\n])[ \t]*(?:>[ \t]?)+")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _EM_STAR = re.compile(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])")
 _SPACE = re.compile(r"\s+")
-_SPACE_PUNCT = re.compile(r" (?=[.,;:!?](?:\s|$))")
+_SPACE_PUNCT = re.compile(r" (?=[.,;:!?)](?:[\s.,;:!?)]|$))")
+_FOOTNOTE = re.compile(r"\[\^[^\[\]\s]*\]:?")
+_EMPTY_PARENS = re.compile(r"\((?:\s*+[,;]?)*+\s*+\)")
 _PIPE = re.compile(r" ?(?<!\\)\| ?")  # applied after whitespace is collapsed
 _EMPTY_CELLS = re.compile(r"(?<! \|)(?: \|)++ ")
 _ALNUM = re.compile(r"[^\W_]")
@@ -80,6 +82,10 @@ def _clean(piece: str, quoted: bool, row: bool, html: bool = False) -> str:
         piece = _LINK.sub(r"\1", piece)
     if "*" in piece:
         piece = _EM_STAR.sub(r"\1", piece.replace("**", ""))
+    if "[^" in piece:
+        piece = _FOOTNOTE.sub("", piece)
+    if "(" in piece:
+        piece = _EMPTY_PARENS.sub("", piece)  # "(see [a.py:3])" leaves "( )"
     piece = _SPACE.sub(" ", piece)
     if row:
         piece = _PIPE.sub(" | ", piece)
@@ -116,7 +122,7 @@ class _Normaliser:
                     pieces.append(text[pos : g.start])
                     pos = g.end
             pieces.append(text[pos:end])
-            prose = "".join(pieces)
+            prose = " ".join(pieces)  # a removed citation still separates words
         else:
             prose = text[start:end]
         i = bisect_left(self.span_starts, start)
@@ -157,6 +163,8 @@ class _Normaliser:
                 out.append(_clean("".join(prose), quoted, row, html))
                 prose = []
                 out.append(_SPACE.sub(" ", text[s:e]))
+            else:
+                prose.append(" ")
             pos = e
         prose.append(text[pos:end])
         out.append(_clean("".join(prose), quoted, row, html))

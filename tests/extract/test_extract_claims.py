@@ -72,11 +72,24 @@ def claims(text: str) -> list[tuple[str, str]]:
         ("It returns `None`: always [a.py:1];", "It returns `None`: always"),
         ("The value `a  b` collapses [a.py:1].", "The value `a b` collapses"),
         ("Hidden <!-- comment --> text is dropped [a.py:1].", "Hidden text is dropped"),
+        ("The parser[a.py:1]tokenizes input.", "The parser tokenizes input"),
+        ("The parser tokenizes input (see [a.py:1]).", "The parser tokenizes input (see)"),
+        ("The parser tokenizes input ([a.py:1]).", "The parser tokenizes input"),
+        ("The parser tokenizes input[^1] [a.py:1].", "The parser tokenizes input"),
+        ("[^1]: The parser tokenizes input [a.py:1].", "The parser tokenizes input"),
     ],
 )
 def test_claim_text(text: str, claim: str) -> None:
     [c] = extract_citations(text)
     assert c.claim_text == claim
+
+
+def test_parenthesised_citations_leave_no_empty_parentheses() -> None:
+    text = "The parser tokenizes input ([a.py:1], [b.py:2])."
+    assert claims(text) == [
+        ("[a.py:1]", "The parser tokenizes input"),
+        ("[b.py:2]", "The parser tokenizes input"),
+    ]
 
 
 def test_heading_claim_and_section() -> None:
