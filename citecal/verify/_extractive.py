@@ -8,11 +8,14 @@ in the cited lines, using the file's :class:`~citecal.source.SymbolIndex`:
   its last part (``axios.create`` → ``create``), then Levenshtein distance
   ≤ ``fuzzy_max_distance`` for names of ``fuzzy_min_length``+ characters
   (rapidfuzz). A name the claim calls "the X function/class/method/field"
-  must be a *definition* of that kind whose name line lies in the range;
-  a mere use of X (a call) counts as missing, with the reason;
-* code expressions (`` `return None` ``): whitespace-insensitive substring
-  of the cited code, else all of their names present;
-* quoted strings: case-insensitive substring of the cited code;
+  must be a *definition* of that kind (or a family member: a Go struct is a
+  "class", a Python ``@property`` a "property") whose name line lies in the
+  range, or which encloses the whole range (the class around a cited
+  method); a mere use of X (a call) counts as missing, with the reason;
+* code expressions (`` `return None` ``): verbatim in the cited code up to
+  whitespace and case;
+* quoted strings: case-insensitive, not glued to letters (``"s"`` is not
+  any s);
 * words: case-insensitive, or the same Snowball stem as a word or an
   identifier part in the range ("validates" ~ ``validation``,
   "expiry" ~ ``expires``: stems equal, or one a prefix of the other
@@ -362,7 +365,7 @@ def _match_word(term: ClaimTerm, view: _RangeView, enforce_kind: bool) -> TermRe
     return TermResult(term, False, "not in the cited range")
 
 
-def match_term(
+def _match_term(
     term: ClaimTerm, view: _RangeView, config: ExtractiveConfig, enforce_kind: bool
 ) -> TermResult:
     """Look for one term in the range (rules in the module docstring)."""
@@ -468,7 +471,7 @@ def verify_extractive(
         )
     view = _RangeView(code, start_line, end_line, index)
     enforce_kind = index.parsed
-    results = [match_term(t, view, config, enforce_kind) for t in terms]
+    results = [_match_term(t, view, config, enforce_kind) for t in terms]
     total = sum(r.weight for r in results)
     got = sum(r.weight for r in results if r.found)
     score = round(got / total, 4)
@@ -524,4 +527,4 @@ def verify_extractive(
     )
 
 
-__all__ = ["KIND_FAMILIES", "TERM_WEIGHTS", "TermResult", "match_term", "stem", "verify_extractive"]
+__all__ = ["KIND_FAMILIES", "TERM_WEIGHTS", "TermResult", "stem", "verify_extractive"]
