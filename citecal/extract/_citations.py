@@ -9,7 +9,9 @@ Accepted forms (seed §2.1 plus what LLM writers actually produce)::
     [a.py:L10-L25] [a.py:L10]  GitHub-style "L" line prefixes
     [./a.py:3]                 a leading "./" is dropped
 
-Paths are kept as written otherwise (Windows separators, ``@``, Unicode,
+A path is one run of non-blank characters without ``[ ] , ;`` or
+backticks (so prose in brackets, ``[see the note: 10]``, is never read as a
+path). Paths are kept as written otherwise (Windows separators, ``@``, Unicode,
 even ``..``): deciding whether a path is acceptable is validation's job, and
 it can only explain a problem it gets to see. Line numbers are kept as
 written too (0, end before start); only numbers of more than 18 digits are

@@ -67,7 +67,6 @@ class _Sentence:
     paragraph_index: int
     position: int
     cited: bool
-    claimable: bool
 
 
 def _clean(piece: str, quoted: bool, row: bool, html: bool = False) -> str:
@@ -227,9 +226,7 @@ def _build(text: str) -> _Extraction:
             section, last_claim = full, ""
         if block.claimable:
             sentences.append(
-                _Sentence(
-                    full, claim, section, block.paragraph_index, start, bool(unit.groups), True
-                )
+                _Sentence(full, claim, section, block.paragraph_index, start, bool(unit.groups))
             )
         if not unit.groups:
             if claim and _ALNUM.search(claim):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from citecal.extract import mask_code
-from citecal.extract._markdown import inline_code_spans, line_starts, parse_markdown
+from citecal.extract._markdown import inline_code_spans, line_starts, parse_markdown, paused_gc
 
 
 def spans(text: str) -> list[str]:
@@ -70,3 +72,20 @@ def test_blocks_of_a_small_report() -> None:
         ("table_row", "|---|", 3, False),
         ("table_row", "| b |", 3, True),
     ]
+
+
+def test_paused_gc_restores_the_collector_state() -> None:
+    assert gc.isenabled()
+    with paused_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ZeroDivisionError), paused_gc():
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
