@@ -337,12 +337,13 @@ def test_concurrency_overlaps_up_to_the_limit(
 def test_judge_works_inside_a_running_event_loop(
     server: FakeOpenAIServer, make_config: MakeConfig, make_request: MakeRequest
 ) -> None:
-    judge = build_judge(make_config())
+    with build_judge(make_config()) as judge:
 
-    async def notebook_cell() -> int:
-        return judge.judge([make_request(0)]).calls  # sync call from a running loop
+        async def notebook_cell() -> int:
+            return judge.judge([make_request(0)]).calls  # sync call from a running loop
 
-    assert asyncio.run(notebook_cell()) == 1
+        assert asyncio.run(notebook_cell()) == 1
+    assert judge.cache is not None and judge.cache._conn is None  # closed on exit
 
 
 # --------------------------------------------------------------------------- escalation

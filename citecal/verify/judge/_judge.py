@@ -284,6 +284,12 @@ class Judge:
         if self.cache is not None:
             self.cache.close()
 
+    def __enter__(self) -> Judge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # ------------------------------------------------------------------ stages
 
     def _cache_get(self, model: str, r: JudgeRequest) -> Verdict | None:
