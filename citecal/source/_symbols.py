@@ -122,7 +122,7 @@ class SymbolIndex:
     binary search over arrays sorted by line, so asking about thousands of
     citations into one large file stays cheap. The only state that changes
     after construction is memoisation: the tokens of each line (filled the
-    first time a query covers it) and the token-to-lines map behind
+    first time a query covers it) and the joined text behind
     :meth:`lines_with` (built on first use).
     """
 
@@ -152,7 +152,8 @@ class SymbolIndex:
         self._string_index = _SpanIndex(self.strings)
         self._comment_index = _SpanIndex(self.comments)
         self._definition_spans: _SpanIndex[Definition] | None = None
-        self._token_lines: dict[str, list[int]] | None = None
+        self._text: str | None = None  # joined lines, built by lines_with on demand
+        self._line_starts: list[int] = []
         # Tokens of each line, filled the first time a citation covers the line.
         self._line_tokens: list[tuple[str, ...] | None] = [None] * len(lines)
 
@@ -232,45 +233,57 @@ class SymbolIndex:
         """Comments overlapping lines ``[start, end]``."""
         return self._comment_index.overlapping(start, end)
 
-    def iter_tokens(self, start: int, end: int) -> Iterator[tuple[int, str]]:
-        """(line, token) for every identifier-shaped token in lines ``[start, end]``.
+    def line_tokens(self, line: int) -> tuple[str, ...]:
+        """Identifier-shaped tokens of one line (1-indexed), memoised.
 
         Tokens come from the raw text, so they include names in code, words
         in string literals and words in comments; a dotted chain yields the
         chain and each of its parts (``self.timeout`` → ``self.timeout``,
         ``self``, ``timeout``).
         """
-        cache = self._line_tokens
-        for i in range(max(start, 1) - 1, min(end, len(self._lines))):
-            tokens = cache[i]
-            if tokens is None:
-                found: list[str] = []
-                for token in IDENTIFIER_RE.findall(self._lines[i]):
-                    found.append(token)
-                    if "." in token:
-                        found.extend(token.split("."))
-                tokens = cache[i] = tuple(found)
-            for token in tokens:
-                yield i + 1, token
+        tokens = self._line_tokens[line - 1]
+        if tokens is None:
+            found: list[str] = []
+            for token in IDENTIFIER_RE.findall(self._lines[line - 1]):
+                found.append(token)
+                if "." in token:
+                    found.extend(token.split("."))
+            tokens = self._line_tokens[line - 1] = tuple(found)
+        return tokens
+
+    def iter_tokens(self, start: int, end: int) -> Iterator[tuple[int, str]]:
+        """(line, token) for every token (see :meth:`line_tokens`) in lines ``[start, end]``."""
+        for line in range(max(start, 1), min(end, len(self._lines)) + 1):
+            for token in self.line_tokens(line):
+                yield line, token
 
     def tokens_in(self, start: int, end: int) -> frozenset[str]:
         """Identifier tokens (code names, string and comment words) in lines ``[start, end]``."""
         return frozenset(token for _, token in self.iter_tokens(start, end))
 
     def lines_with(self, name: str) -> list[int]:
-        """Lines (sorted) where ``name`` occurs as a token, case-insensitively.
+        """Lines (sorted) where ``name`` occurs as a whole token, case-insensitively.
 
-        The whole-file token map is built on the first call only: most files
-        never need it (it serves hints for names missing from a cited range).
+        One regular-expression search over the file's text (joined on the
+        first call), so a hint for a missing name costs a C-speed scan, not a
+        tokenisation of the whole file.
         """
-        if self._token_lines is None:
-            table: dict[str, list[int]] = {}
-            for line, token in self.iter_tokens(1, len(self._lines)):
-                lines = table.setdefault(token.lower(), [])
-                if not lines or lines[-1] != line:
-                    lines.append(line)
-            self._token_lines = table
-        return list(self._token_lines.get(name.lower(), ()))
+        if not name:
+            return []
+        if self._text is None:
+            self._text = "\n".join(self._lines)
+            starts, offset = [], 0
+            for text in self._lines:
+                starts.append(offset)
+                offset += len(text) + 1
+            self._line_starts = starts
+        pattern = re.compile(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", re.IGNORECASE)
+        found: list[int] = []
+        for match in pattern.finditer(self._text):
+            line = bisect.bisect_right(self._line_starts, match.start())
+            if not found or found[-1] != line:
+                found.append(line)
+        return found
 
 
 class _Lined(Protocol):

@@ -142,10 +142,12 @@ class _RangeView:
         self.code_squeezed = _SPACE_RE.sub("", code)
         self.tokens: dict[str, tuple[str, int]] = {}  # exact token -> (token, first line)
         self.lower: dict[str, tuple[str, int]] = {}
-        for line, token in index.iter_tokens(start, end):
-            if token not in self.tokens:
-                self.tokens[token] = (token, line)
-                self.lower.setdefault(token.lower(), (token, line))
+        tokens, lower = self.tokens, self.lower
+        for line in range(max(start, 1), min(end, index.line_count) + 1):
+            for token in index.line_tokens(line):
+                if token not in tokens:
+                    tokens[token] = (token, line)
+                    lower.setdefault(token.lower(), (token, line))
         self.definitions = index.definitions_in(start, end)
         self._enclosing: list[Definition] | None = None
         self._normalized: dict[str, tuple[str, int]] | None = None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 TermKind = Literal["code_span", "identifier", "quoted", "word"]
@@ -361,7 +362,15 @@ def extract_terms(claim: str) -> list[ClaimTerm]:
     Examples:
         >>> [t.text for t in extract_terms("The `validate_token` function checks expiry")]
         ['validate_token', 'expiry']
+
+    Memoised (the result is rebuilt from an immutable tuple): a claim backed
+    by several citations is verified once per citation.
     """
+    return list(_extract_terms(claim))
+
+
+@lru_cache(maxsize=4096)
+def _extract_terms(claim: str) -> tuple[ClaimTerm, ...]:
     tokens = _tokenize(strip_citations(claim))
     _assign_kinds(tokens)
     strength = {"code_span": 3, "identifier": 2, "quoted": 1, "word": 0}
@@ -378,7 +387,7 @@ def extract_terms(claim: str) -> list[ClaimTerm]:
         kind = term.kind if strength[term.kind] > strength[seen.kind] else seen.kind
         expected = seen.expected_kind or term.expected_kind
         out[key] = ClaimTerm(seen.text if kind == seen.kind else term.text, kind, expected)
-    return list(out.values())
+    return tuple(out.values())
 
 
 __all__ = ["GENERIC_WORDS", "KIND_WORDS", "STOP_WORDS", "ClaimTerm", "extract_terms"]
