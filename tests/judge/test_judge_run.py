@@ -575,3 +575,16 @@ def test_spent_quota_is_not_retried(
     with pytest.raises(JudgeError, match=r"HTTP 429 .*after 3 retries.*rate limited"):
         build_judge(make_config()).judge([make_request(0)])
     assert server.calls == 5
+
+
+def test_identical_claims_are_judged_once(
+    server: FakeOpenAIServer, make_config: MakeConfig, make_request: MakeRequest
+) -> None:
+    twin = make_request(0).__class__(**{**make_request(0).__dict__, "key": "twin"})
+    done: list[int] = []
+    run = build_judge(make_config()).judge([make_request(0), twin, make_request(1)], done.append)
+    assert server.calls == 1 and len(server.requests[0].claims) == 2
+    assert run.verdicts["twin"].verdict == run.verdicts["c0"].verdict
+    assert run.verdicts["twin"].tokens == 0  # per-citation tokens still add up to the total
+    assert sum(v.tokens for v in run.verdicts.values()) == run.tokens
+    assert done[-1] == 3

@@ -219,9 +219,17 @@ class Judge:
             if progress is not None:
                 progress(finished)
 
+        # The same claim citing the same code twice is judged once (copies cost nothing).
+        by_content: dict[str, JudgeRequest] = {}
+        copies: dict[str, list[str]] = {}
+        for r in requests:
+            original = by_content.setdefault(cache_key(self.model, self.prompt_version, r), r)
+            if original is not r:
+                copies.setdefault(original.key, []).append(r.key)
+        unique = list(by_content.values())
         first: dict[str, Verdict] = {}
         pending: list[JudgeRequest] = []
-        for r in requests:
+        for r in unique:
             hit = self._cache_get(self.model, r)
             if hit is not None:
                 first[r.key] = hit
@@ -259,7 +267,7 @@ class Judge:
                 return out
 
             coros: list[Awaitable[dict[str, Verdict]]] = [
-                from_cache(r) for r in requests if r.key in first
+                from_cache(r) for r in unique if r.key in first
             ]
             coros += [from_batch(b) for b in make_batches(pending, self.config.max_batch_size)]
             parts = await _gather_or_cancel(coros)
@@ -268,6 +276,10 @@ class Judge:
         merged: dict[str, Verdict] = {}
         for part in parts:
             merged.update(part)
+        for key, dupes in copies.items():
+            for dupe in dupes:
+                merged[dupe] = replace(merged[key], tokens=0, cost_usd=0.0)
+        done(sum(len(d) for d in copies.values()))
         self._summarise(tally, chat)
         return JudgeRun(
             verdicts={k: merged[k] for k in keys},
