@@ -10,9 +10,12 @@ strongest evidence the extractive verifier has. Underscores stay too, since
 ``__init__`` and ``snake_case`` written without backticks are names, not
 emphasis.
 
-When a sentence holds several citation brackets, each gets the clause it
-belongs to if clause boundaries (``;``, ``, and``, ``, but``, ``, while``, ...)
-sit between them; brackets with no boundary between them share their part.
+When a sentence holds several citation brackets, it is cut at the clause
+boundaries (``;``, ``, and``, ``, but``, ``, while``, ...) that sit between
+them, and each bracket gets its clause; brackets with nothing but blanks or
+commas between them share one. If two brackets have words but no boundary
+between them (``login [a] and logout [b], and ...``), which words belong to
+which is unclear and every bracket gets the whole sentence.
 A citation whose part has no words (``- [a.py:3]`` under "Login is handled
 in:") falls back to the whole sentence, then to the previous sentence of the
 same section, or its heading.
@@ -55,6 +58,7 @@ _EMPTY_PARENS = re.compile(r"\((?:\s*+[,;]?)*+\s*+\)")
 _PIPE = re.compile(r" ?(?<!\\)\| ?")  # applied after whitespace is collapsed
 _EMPTY_CELLS = re.compile(r"(?<! \|)(?: \|)++ ")
 _ALNUM = re.compile(r"[^\W_]")
+_ADJACENT = re.compile(r"[\s,;]*+")
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _TRAILING = " \t.,;:"
 
@@ -266,9 +270,17 @@ def _clause_claims(
 ) -> list[str]:
     """The claim text of each group of ``unit`` (see module docstring)."""
     groups = unit.groups
-    if len(groups) == 1 or block.kind in ("heading", "table_row"):
-        return [_cap(claim)] * len(groups)
-    cuts = clause_cuts(scan, groups)
+    whole = len(groups) == 1 or block.kind in ("heading", "table_row")
+    cuts = [] if whole else clause_cuts(scan, groups)
+    if (
+        whole
+        or not any(cuts)
+        or any(
+            cut is None and _ADJACENT.fullmatch(scan, a.end, b.start) is None
+            for cut, a, b in zip(cuts, groups, groups[1:], strict=False)
+        )
+    ):  # one bracket, or words between two brackets and no boundary: the whole sentence
+        return _shared(claim, start, groups, 0, len(groups), block, norm)
     parts: list[str] = []
     seg_start = start
     first = 0
@@ -277,23 +289,35 @@ def _clause_claims(
         if cut is None and i < len(groups) - 1:
             continue
         seg_end = cut[0] if cut is not None else end
-        pending = groups[first : i + 1]
-        if seg_start == start and seg_end == end:
-            part = claim
-        else:
-            part = _strip_claim(norm(seg_start, seg_end, block, pending))
-            if not _ALNUM.search(part):
-                part = claim
-        if len(part) <= MAX_CLAIM_CHARS:
-            parts.extend([part] * len(pending))
-        else:  # a runaway sentence: each citation gets the text just before it
-            for k in range(first, i + 1):
-                prev = groups[k - 1].end if k > first else seg_start
-                local = _strip_claim(norm(prev, groups[k].end, block, groups[k : k + 1]))
-                parts.append(_cap(local if _ALNUM.search(local) else part))
+        part = _strip_claim(norm(seg_start, seg_end, block, groups[first : i + 1]))
+        parts.extend(
+            _shared(
+                part if _ALNUM.search(part) else claim, seg_start, groups, first, i + 1, block, norm
+            )
+        )
         first = i + 1
         if cut is not None:
             seg_start = cut[1]
+    return parts
+
+
+def _shared(
+    claim: str,
+    seg_start: int,
+    groups: tuple[CitationGroup, ...],
+    first: int,
+    stop: int,
+    block: Block,
+    norm: _Normaliser,
+) -> list[str]:
+    """``claim`` for ``groups[first:stop]``; for a runaway claim, the text before each group."""
+    if len(claim) <= MAX_CLAIM_CHARS:
+        return [claim] * (stop - first)
+    parts: list[str] = []
+    for k in range(first, stop):
+        prev = groups[k - 1].end if k > first else seg_start
+        local = _strip_claim(norm(prev, groups[k].end, block, groups[k : k + 1]))
+        parts.append(_cap(local if _ALNUM.search(local) else claim))
     return parts
 
 

@@ -170,7 +170,25 @@ def test_boundary_before_first_citation_is_ignored() -> None:
     assert claims(text) == [("[a.py:1]", "Tokens expire, and sessions are refreshed by the worker")]
 
 
-def test_partial_clauses_group_citations_without_boundary() -> None:
+def test_words_without_boundary_between_citations_give_whole_sentence() -> None:
+    text = "The `login` [a.py:1], `logout` [a.py:2], and `refresh` [a.py:3] functions live in auth."
+    whole = "The `login`, `logout`, and `refresh` functions live in auth"
+    assert claims(text) == [("[a.py:1]", whole), ("[a.py:2]", whole), ("[a.py:3]", whole)]
+    text = "The parser reads [a.py:1]; the writer [b.py:2] and reader [c.py:3] differ."
+    whole = "The parser reads; the writer and reader differ"
+    assert claims(text) == [("[a.py:1]", whole), ("[b.py:2]", whole), ("[c.py:3]", whole)]
+
+
+def test_three_clauses() -> None:
+    text = "It parses input [a.py:1], while it validates [b.py:2]; it renders output [c.py:3]."
+    assert claims(text) == [
+        ("[a.py:1]", "It parses input"),
+        ("[b.py:2]", "it validates"),
+        ("[c.py:3]", "it renders output"),
+    ]
+
+
+def test_partial_clauses_group_adjacent_citations() -> None:
     text = "Reads config [a.py:1] [b.py:2]; writes the cache [c.py:3]."
     assert claims(text) == [
         ("[a.py:1]", "Reads config"),
@@ -202,13 +220,19 @@ def test_citation_only_list_items_fall_back_to_previous_sentence() -> None:
 
 def test_runaway_sentence_gives_each_citation_local_text() -> None:
     words = " ".join(f"word{i}" for i in range(600))
-    text = f"{words} [a.py:1] and then {words} [b.py:2]"
+    text = f"{words} [a.py:1] and then the lexer splits tokens [b.py:2] {words}"
     found = extract_citations(text)
     assert len(found) == 2
     assert all(len(c.claim_text) <= MAX_CLAIM_CHARS for c in found)
-    assert found[0].claim_text.endswith("word599")
-    assert found[1].claim_text.startswith("word") and found[1].claim_text.endswith("word599")
-    assert "and then" not in found[0].claim_text
+    assert found[0].claim_text.endswith("word598 word599")
+    assert found[1].claim_text == "and then the lexer splits tokens"
+
+
+def test_runaway_sentence_with_one_citation_keeps_text_before_it() -> None:
+    words = " ".join(f"word{i}" for i in range(600))
+    [c] = extract_citations(f"{words} [a.py:1] {words.replace('word', 'after')}")
+    assert len(c.claim_text) <= MAX_CLAIM_CHARS
+    assert c.claim_text.endswith("word599")
 
 
 # --------------------------------------------------------------------------- location fields
