@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,6 +89,7 @@ def push_command(
       citecal push eval.json --dataset review
       citecal push eval.json --dataset review-blind --blind --sample 50 --strategy uncertain
     """
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from citecal.annotate import load_spec, push_evaluation
@@ -101,7 +103,8 @@ def push_command(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         transient=True,
-        console=None,
+        console=Console(stderr=True),
+        disable=not sys.stderr.isatty(),  # a bar only for people watching a terminal
     ) as bar:
 
         def start(total: int) -> Callable[[int], None]:

@@ -4,12 +4,14 @@
 #   - argilla-server in its own virtualenv (.citecal/argilla/venv, click<8.2),
 #   - the search engine's jars from Maven Central (.citecal/argilla/search/lib),
 #   - a fixed ARGILLA_AUTH_SECRET_KEY, generated once, so UI logins survive restarts.
-# Usage: services/argilla/install.sh [--with-browser]
+# Usage: services/argilla/install.sh [--with-browser | --browser-only]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 WITH_BROWSER=0
-[[ "${1:-}" == "--with-browser" ]] && WITH_BROWSER=1
+case "${1:-}" in
+  --with-browser) WITH_BROWSER=1 ;;
+esac
 
 mkdir -p "$STATE" "$LOG_DIR" "$RUN_DIR" "$SEARCH_DIR"
 
@@ -31,6 +33,11 @@ apt_install() {  # apt_install PACKAGE... (only the missing ones)
   if ((APT_UPDATED == 0)); then as_root apt-get update -qq; APT_UPDATED=1; fi
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
+
+if [[ "${1:-}" == "--browser-only" ]]; then
+  [[ -x /usr/bin/chromium ]] || apt_install chromium
+  exit 0
+fi
 
 # 1. system packages
 command -v redis-server >/dev/null && command -v redis-cli >/dev/null || apt_install redis-server

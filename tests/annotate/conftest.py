@@ -1,0 +1,78 @@
+"""The Argilla stack for integration tests: a running server, or the project's own scripts.
+
+Order: ``ARGILLA_API_URL`` (+ ``ARGILLA_API_KEY``) when set; else a server that
+already answers on http://127.0.0.1:6900; else ``services/argilla/up.sh``
+installs and starts the local stack, and ``down.sh`` stops it at session end.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from citecal.annotate import LOCAL_API_KEY
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICES = ROOT / "services" / "argilla"
+LOCAL_URL = "http://127.0.0.1:6900"
+INSTALL_TIMEOUT_S = 45 * 60
+
+
+@dataclass(frozen=True)
+class Stack:
+    url: str
+    api_key: str
+    started_here: bool
+
+
+def answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/api/v1/status", timeout=3).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _run(script: str, *args: str) -> None:
+    proc = subprocess.run(
+        [str(SERVICES / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"services/argilla/{script} failed ({proc.returncode}):\n{proc.stderr[-4000:]}",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="session")
+def argilla_stack() -> Iterator[Stack]:
+    url = os.environ.get("ARGILLA_API_URL")
+    if url:
+        yield Stack(url.rstrip("/"), os.environ.get("ARGILLA_API_KEY") or LOCAL_API_KEY, False)
+        return
+    if answers(LOCAL_URL):
+        yield Stack(LOCAL_URL, LOCAL_API_KEY, False)
+        return
+    _run("up.sh")
+    try:
+        yield Stack(LOCAL_URL, LOCAL_API_KEY, True)
+    finally:
+        _run("down.sh")
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Debian's Chromium (Playwright's own download does not work here)."""
+    path = "/usr/bin/chromium"
+    if not os.access(path, os.X_OK):
+        _run("install.sh", "--browser-only")
+    return path
