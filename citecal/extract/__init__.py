@@ -6,7 +6,7 @@ cited. ``split_sentences``, ``parse_citation_group`` and ``mask_code`` are the
 building blocks, public because other stages (and notebooks) reuse them.
 """
 
-from citecal.extract._citations import CitationGroup, find_groups, parse_citation_group
+from citecal.extract._citations import parse_citation_group
 from citecal.extract._claims import count_words, extract_citations, find_claims
 from citecal.extract._coverage import coverage
 from citecal.extract._markdown import mask_code
@@ -14,12 +14,10 @@ from citecal.extract._sentences import ABBREVIATIONS, split_sentences
 
 __all__ = [
     "ABBREVIATIONS",
-    "CitationGroup",
     "count_words",
     "coverage",
     "extract_citations",
     "find_claims",
-    "find_groups",
     "mask_code",
     "parse_citation_group",
     "split_sentences",

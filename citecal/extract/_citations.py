@@ -97,6 +97,8 @@ def find_groups(
             (``[label]: url``), so a bracket followed by ``:`` is a label.
     """
     groups: list[CitationGroup] = []
+    if scan.find(":", start, end) < 0:
+        return groups
     prev_end = -1
     prev_citation = False
     for m in _BRACKET.finditer(scan, start, end):

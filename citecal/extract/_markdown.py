@@ -155,6 +155,8 @@ def inline_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     length; a run with no such partner is literal. A backslash escapes the
     first backtick of an opening run (never of a closing one).
     """
+    if text.find("`", start, end) < 0:
+        return []
     runs = [m.span() for m in _BACKTICKS.finditer(text, start, end)]
     if len(runs) < 2:
         return []

@@ -119,9 +119,11 @@ def block_sentences(
     pos, end = first
     spans: list[tuple[int, int]] = []
     gi = bi = 0
-    brackets = [
-        m.span() for m in _BRACKET.finditer(scan, pos, end) if m.end() - m.start() <= _MAX_BRACKET
-    ]
+    brackets = (
+        [m.span() for m in _BRACKET.finditer(scan, pos, end) if m.end() - m.start() <= _MAX_BRACKET]
+        if scan.find("[", pos, end) >= 0
+        else []
+    )
     from_ = pos if content_start is None else max(pos, content_start)
     for m in _TERMINATOR.finditer(scan, from_, end):
         t_start, boundary = m.span()
