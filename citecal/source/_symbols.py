@@ -152,7 +152,7 @@ class SymbolIndex:
         self._string_index = _SpanIndex(self.strings)
         self._comment_index = _SpanIndex(self.comments)
         self._definition_spans: _SpanIndex[Definition] | None = None
-        self._text: str | None = None  # joined lines, built by lines_with on demand
+        self._text: str | None = None  # joined lower-cased lines, built by lines_with
         self._line_starts: list[int] = []
         # Tokens of each line, filled the first time a citation covers the line.
         self._line_tokens: list[tuple[str, ...] | None] = [None] * len(lines)
@@ -264,26 +264,36 @@ class SymbolIndex:
     def lines_with(self, name: str) -> list[int]:
         """Lines (sorted) where ``name`` occurs as a whole token, case-insensitively.
 
-        One regular-expression search over the file's text (joined on the
-        first call), so a hint for a missing name costs a C-speed scan, not a
-        tokenisation of the whole file.
+        A ``str.find`` scan over the file's lower-cased text (joined on the
+        first call): a hint for a missing name costs a C-speed search, not a
+        tokenisation of the whole file or a regex compiled per name.
         """
-        if not name:
+        needle = name.lower()
+        if not needle:
             return []
         if self._text is None:
-            self._text = "\n".join(self._lines)
+            self._text = "\n".join(self._lines).lower()
             starts, offset = [], 0
             for text in self._lines:
                 starts.append(offset)
                 offset += len(text) + 1
             self._line_starts = starts
-        pattern = re.compile(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", re.IGNORECASE)
+        text, size = self._text, len(needle)
         found: list[int] = []
-        for match in pattern.finditer(self._text):
-            line = bisect.bisect_right(self._line_starts, match.start())
-            if not found or found[-1] != line:
-                found.append(line)
+        at = text.find(needle)
+        while at >= 0:
+            before = text[at - 1] if at else " "
+            after = text[at + size : at + size + 1] or " "
+            if not _is_word_char(before) and not _is_word_char(after):
+                line = bisect.bisect_right(self._line_starts, at)
+                if not found or found[-1] != line:
+                    found.append(line)
+            at = text.find(needle, at + 1)
         return found
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char in "_$"
 
 
 class _Lined(Protocol):

@@ -100,6 +100,12 @@ def _token_stems(token: str) -> tuple[str, ...]:
     return tuple(stem(part.lower()) for part in _SUBWORD_RE.findall(token))
 
 
+def _stems_related(a: str, b: str) -> bool:
+    """One stem extends the other by one or two letters, the shorter being 4+ long."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 4 and 0 < len(long_) - len(short) <= 2 and long_.startswith(short)
+
+
 def _norm(name: str) -> str:
     return name.lower().replace("_", "").replace("$", "")
 
@@ -151,8 +157,6 @@ class _RangeView:
         self.definitions = index.definitions_in(start, end)
         self._enclosing: list[Definition] | None = None
         self._normalized: dict[str, tuple[str, int]] | None = None
-        self._stems: dict[str, tuple[str, int]] | None = None
-        self._stem_prefixes: dict[str, tuple[str, int]] = {}
 
     @property
     def enclosing(self) -> list[Definition]:
@@ -175,34 +179,26 @@ class _RangeView:
             self._normalized = table
         return self._normalized
 
-    @property
-    def stems(self) -> dict[str, tuple[str, int]]:
-        """Stem of every word and identifier part in the range -> (source token, line)."""
-        if self._stems is None:
-            table: dict[str, tuple[str, int]] = {}
-            prefixes: dict[str, tuple[str, int]] = {}
-            for token, line in self.tokens.values():
-                for key in _token_stems(token):
-                    table.setdefault(key, (token, line))
-                    # Shorter stems (4+ letters) this one extends by one or two letters.
-                    for cut in (1, 2):
-                        if len(key) - cut >= 4:
-                            prefixes.setdefault(key[:-cut], (token, line))
-            self._stems, self._stem_prefixes = table, prefixes
-        return self._stems
-
     def find_stem(self, word: str) -> tuple[str, int] | None:
-        """A range token whose stem is related to ``word``'s (equal, or prefix within 2)."""
+        """A range token with a word part whose stem is related to ``word``'s.
+
+        Related: equal stems first, else one a prefix of the other, differing
+        by at most two letters, the shorter at least four long. Only tokens
+        containing the stem's first letters are stemmed (Snowball rewrites
+        endings, not beginnings), which keeps this cheap on long ranges.
+        """
         target = stem(word)
-        stems = self.stems
-        if target in stems:
-            return stems[target]
-        if target in self._stem_prefixes:
-            return self._stem_prefixes[target]
-        for cut in (1, 2):
-            if len(target) - cut >= 4 and target[:-cut] in stems:
-                return stems[target[:-cut]]
-        return None
+        probe = target[:4] if len(target) > 4 else (target[:-1] or target)
+        related: tuple[str, int] | None = None
+        for low, (token, line) in self.lower.items():
+            if probe not in low:
+                continue
+            for key in _token_stems(token):
+                if key == target:
+                    return token, line
+                if related is None and _stems_related(key, target):
+                    related = (token, line)
+        return related
 
     def label(self, line: int, needle: str) -> str:
         """ "line 14", or "comment, line 14" / "string, line 14" when ``needle``'s
