@@ -271,13 +271,13 @@ def _classify_word(raw: str, sentence_start: bool) -> _Token:
     lower = raw.lower()
     if lower in KIND_WORDS:
         return _Token(raw, "kind")
+    if lower in STOP_WORDS or lower in GENERIC_WORDS:  # most words: decided here
+        return _Token(raw, "stop")
     if "." in raw and all(len(part) <= 2 for part in raw.split(".")):
         return _Token(raw, "stop")  # e.g, i.e, p.m, vs
     if _is_identifier_shape(raw):
         name = raw[:-2] if raw.endswith("()") else raw
         return _Token(name, "term", ClaimTerm(name, "identifier"))
-    if lower in STOP_WORDS or lower in GENERIC_WORDS:
-        return _Token(raw, "stop")
     if len(raw) < 2 or raw.isdigit():
         return _Token(raw, "other")
     capitalised = raw[0].isupper() and not sentence_start and not _ACRONYM_RE.fullmatch(raw)
