@@ -9,6 +9,7 @@ checked value by value.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import uuid
 import warnings
@@ -430,3 +431,67 @@ def test_bad_eval_json_is_an_input_error(env: Env) -> None:
     bad.write_text(json.dumps({"report": "x"}))
     line = one_error_line(env.cli("push", str(bad), "--dataset", env.dataset))
     assert "is not a `citecal eval --format json` output" in line
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.mark.browser
+def test_annotator_sees_the_claim_and_its_code_in_the_browser(
+    env: Env, chromium: str, tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    name = env.dataset + "_ui"
+    res = env.cli(
+        "push", str(env.eval_json), "--dataset", name, "--workspace", env.workspace,
+        "--sample", "3",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    dataset = env.owner.datasets(name, workspace=env.workspace)
+    items = env.owner.api.http_client.get(
+        f"/api/v1/datasets/{dataset.id}/records", params={"limit": 10}
+    ).json()["items"]
+    claims = {r["fields"]["claim"]: r for r in items}
+    annotator = sorted(env.users)[1]
+    shot = ROOT / "test-artifacts" / "argilla_annotation.png"
+    shot.parent.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"),  # a fresh user-data-dir
+            executable_path=chromium,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1400, "height": 1000},
+        )
+        try:
+            page = ctx.new_page()
+            page.goto(f"{env.stack.url}/sign-in", wait_until="networkidle")
+            page.fill("input[name=Username]", annotator)
+            page.fill("input[name=Password]", PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_url(lambda u: "sign-in" not in u, timeout=30_000)
+            page.goto(f"{env.stack.url}/dataset/{dataset.id}/annotation-mode")
+            page.get_by_text("Cited code (▶ = cited line)").wait_for(timeout=30_000)
+            body = page.inner_text("body")
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            ctx.close()
+    shown = [claim for claim in claims if claim.replace("`", "") in body.replace("`", "")]
+    assert shown, f"no pushed claim on the page; screenshot: {shot}"
+    record = claims[shown[0]]
+    cited = [
+        re.match(r"▶ +\d+  (.*)", line) for line in record["fields"]["cited_code"].splitlines()
+    ]
+    first_cited = next(m.group(1).strip() for m in cited if m)
+    assert first_cited and first_cited in body
+    assert "Does the cited code support the claim?" in body
+    assert shot.stat().st_size > 10_000
