@@ -17,8 +17,9 @@ commas between them share one. If two brackets have words but no boundary
 between them (``login [a] and logout [b], and ...``), which words belong to
 which is unclear and every bracket gets the whole sentence.
 A citation whose part has no words (``- [a.py:3]`` under "Login is handled
-in:") falls back to the whole sentence, then to the previous sentence of the
-same section, or its heading.
+in:") or only a label (``Source: [a.py:3]``) backs the sentence before it in
+the same section (or the section's heading): that sentence becomes its claim
+and counts as cited for coverage.
 
 ``paragraph_index`` counts blocks in document order: headings, paragraphs
 (each paragraph of a list item or blockquote is its own), HTML blocks, and
@@ -32,7 +33,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from citecal.config import ExtractConfig
@@ -61,6 +62,7 @@ _ALNUM = re.compile(r"[^\W_]")
 _ADJACENT = re.compile(r"[\s,;]*+")
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _TRAILING = " \t.,;:"
+_LABEL = re.compile(r"[^\W\d_][\w ]{0,30}:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +176,12 @@ class _Normaliser:
         return "".join(out).strip()
 
 
+def _is_label(full: str, claim: str) -> bool:
+    """``Source:``, ``See also:`` -- a short label that only introduces a citation."""
+    head = full.rstrip(" .,;")
+    return head.endswith(":") and _LABEL.fullmatch(head) is not None and count_words(claim) <= 3
+
+
 def _strip_claim(full: str) -> str:
     return full.rstrip(_TRAILING).lstrip(" ,;:")
 
@@ -215,6 +223,7 @@ def _build(text: str) -> _Extraction:
     seen: dict[tuple[str, str], int] = {}
     section = ""
     last_claim = ""
+    last_index = -1  # the claimable sentence last_claim came from, if any
     context_block: Block | None = None
     context = ""
     for unit in units:
@@ -227,19 +236,24 @@ def _build(text: str) -> _Extraction:
         full = norm(start, end, block, unit.groups)
         claim = _strip_claim(full)
         if block.kind == "heading":
-            section, last_claim = full, ""
+            section, last_claim, last_index = full, "", -1
         if block.claimable:
             sentences.append(
                 _Sentence(full, claim, section, block.paragraph_index, start, bool(unit.groups))
             )
+        here = len(sentences) - 1 if block.claimable else -1
         if not unit.groups:
-            if claim and _ALNUM.search(claim):
-                last_claim = claim
+            if _ALNUM.search(claim):
+                last_claim, last_index = claim, here
             continue
-        if not _ALNUM.search(claim):
+        if not _ALNUM.search(claim) or (
+            last_claim and block.kind in ("paragraph", "other") and _is_label(full, claim)
+        ):  # "[a.py:3]" or "Source: [a.py:3]" backs the sentence before it
             claim = last_claim
+            if last_index >= 0 and not sentences[last_index].cited:
+                sentences[last_index] = replace(sentences[last_index], cited=True)
         else:
-            last_claim = claim
+            last_claim, last_index = claim, here
         if block is not context_block:
             context_block = block
             context = text[block.context_start : block.context_end].strip()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from citecal.extract import extract_citations
+from citecal.config import ExtractConfig
+from citecal.extract import extract_citations, find_claims
 from citecal.extract._claims import MAX_CLAIM_CHARS
 
 
@@ -216,6 +217,27 @@ def test_citation_only_list_items_fall_back_to_previous_sentence() -> None:
         ("[b.py:4-9]", "Login is handled in these places"),
         ("[c.py:1]", "Password hashing"),  # the section's heading
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The `login` function checks the password.\nSource: [a.py:1-5]",
+        "The `login` function checks the password.\n\n**Source:** [a.py:1-5]",
+        "The `login` function checks the password. See also: [a.py:1-5].",
+        "The `login` function checks the password.\n\n- [a.py:1-5]",
+    ],
+)
+def test_label_or_bare_citation_backs_previous_sentence(text: str) -> None:
+    [c] = extract_citations(text)
+    assert c.claim_text == "The `login` function checks the password"
+    [claim] = find_claims(text, ExtractConfig())
+    assert (claim.text, claim.cited) == ("The `login` function checks the password", True)
+
+
+def test_label_without_previous_sentence_keeps_label() -> None:
+    [c] = extract_citations("Source: [a.py:1-5]")
+    assert c.claim_text == "Source"
 
 
 def test_runaway_sentence_gives_each_citation_local_text() -> None:
