@@ -13,6 +13,10 @@ string matching.
 Term kinds, strongest first: ``code_span`` (backticks), ``identifier``
 (CamelCase, snake_case, dotted, ``name()``, or a capitalised word next to a
 kind word such as "the User class"), ``quoted`` ("..." or '...'), ``word``.
+Numbers outside code spans ("3 retries", "500ms", "HTTP 429") and file paths
+are not terms: a prose number is as often a count or a paraphrase ("24
+hours" for ``86400``) as a literal, and a path locates code rather than
+describing it.
 """
 
 from __future__ import annotations
@@ -143,6 +147,7 @@ _DOUBLE_QUOTED_RE = re.compile(r"[\"“”]([^\"“”\n]{1,200})[\"“”]")
 _SINGLE_QUOTED_RE = re.compile(r"(?<![\w'])['‘]([^'‘’\n]{1,200})['’](?![\w'])")
 _TOKEN_RE = re.compile(
     r"(?P<sep>,|\band\b|\bor\b|&)"
+    r"|(?P<number>\d[\w.]*)"
     r"|(?P<ident>[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?)"
     r"|(?P<other>\S)"
 )
@@ -254,6 +259,10 @@ def _tokenize(claim: str) -> list[_Token]:
         for match in _TOKEN_RE.finditer(piece):
             if match.group("sep"):
                 tokens.append(_Token(match.group(), "sep"))
+                continue
+            if match.group("number"):  # 500ms, 2.0, 5xx: not matched as words
+                tokens.append(_Token(match.group(), "other"))
+                sentence_start = False
                 continue
             if match.group("other"):
                 char = match.group()

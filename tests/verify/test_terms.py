@@ -183,3 +183,12 @@ def test_slash_code_span_that_is_not_a_file_is_kept() -> None:
 
 def test_property_kind() -> None:
     assert triples("The `subtotal` property") == [("subtotal", "code_span", "property")]
+
+
+def test_numbers_with_units_are_not_words() -> None:
+    assert triples("Waits 500ms, retries on 5xx and HTTP 429 with 2.5x backoff") == [
+        ("waits", "word", None),
+        ("retries", "word", None),
+        ("http", "word", None),
+        ("backoff", "word", None),
+    ]
