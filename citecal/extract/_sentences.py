@@ -6,16 +6,16 @@ code spans) and of citation brackets that sit after the period they belong
 to. So the rules are ours, applied over the masked scan text of each block:
 
 * Units first: every heading, table row, code block and rule is one unit;
-  paragraphs (including list-item and blockquote paragraphs) are split.
+  paragraphs (including list-item and blockquote paragraphs), HTML blocks
+  and stray lines are split.
 * A sentence ends at a run of ``.``/``!``/``?``/``…`` (plus closing quotes,
-  brackets and emphasis) that is followed by whitespace and then an uppercase
-  letter, a digit, a backtick, a quote, ``(``, ``[``, ``*``, ``_`` or ``<``,
-  or by the end of the block. CJK ``。！？`` always end one.
-* Never inside code (it is masked), inside a bracket pair (a citation,
-  link text; up to 300 characters, so a stray ``[`` cannot swallow a
-  paragraph), or after an
-  abbreviation (:data:`ABBREVIATIONS`). Dots followed by a non-space
-  (file names, versions, decimals) are never candidates.
+  parentheses and emphasis) that is followed by whitespace and then an
+  uppercase letter, a digit, a backtick, a quote, ``(``, ``[``, ``*``, ``_``
+  or ``<``, or by the end of the block. CJK ``。！？`` always end one.
+* Never inside code (it is masked), inside a bracket pair (a citation, link
+  text; up to 300 characters, so a stray ``[`` cannot swallow a paragraph),
+  or after an abbreviation (:data:`ABBREVIATIONS`). Dots followed by a
+  non-space (file names, versions, decimals) are never candidates.
 * Citation brackets right after the terminator (``... credentials. [a.py:1]``)
   belong to the sentence before them.
 """

@@ -209,12 +209,15 @@ CODE_SPANS = st.builds(
     ),
 )
 ABBREVIATED = st.sampled_from(["e.g. Foo", "i.e. Bar", "vs. Baz", "Dr. Who", "cf. Qux"])
-TRAPS = st.one_of(FILE_NAMES, VERSIONS, CODE_SPANS, ABBREVIATED)
+CITATIONS = st.lists(citation_texts(), min_size=1, max_size=3).map(
+    lambda cs: "[" + ", ".join(c.text for c in cs) + "]"
+)
+TRAPS = st.one_of(FILE_NAMES, VERSIONS, CODE_SPANS, ABBREVIATED, CITATIONS)
 
 
 @SETTINGS
 @given(st.lists(st.tuples(WORDS, TRAPS, st.sampled_from([".", "!", "?"])), min_size=1, max_size=6))
-def test_never_splits_inside_names_versions_code(
+def test_never_splits_inside_names_versions_code_citations(
     items: list[tuple[list[str], str, str]],
 ) -> None:
     sentences = [
