@@ -63,11 +63,11 @@ def failure_of(
     validation, verdict = outcome.validation, outcome.verdict
     citation = outcome.extracted.citation
     if not validation.valid:
-        failure = validation.failure_type or "invalid_file"
+        structural: FailureType = validation.failure_type or "invalid_file"
         error = (validation.error or "").lower()
-        if failure == "invalid_file" and error.startswith("binary"):
-            return failure, "remove_citation"
-        return failure, "fix_reference"
+        if structural == "invalid_file" and error.startswith("binary"):
+            return structural, "remove_citation"
+        return structural, "fix_reference"
     if verdict is None or verdict.verdict == "unverified":
         return None, None
     hinted = _hint_action(verdict, citation.start_line, citation.end_line, near_lines)

@@ -67,6 +67,12 @@ class ValidationConfig(_Section):
         50_000_000, ge=1, description="Larger files are streamed in chunks, never read whole."
     )
     binary_sniff_bytes: int = Field(8192, ge=512)
+    workers: int = Field(
+        0, ge=0, description="Processes for stages 2-4a of large reports; 0 = one per CPU."
+    )
+    parallel_min_citations: int = Field(
+        2000, ge=1, description="Reports with fewer citations run in one process."
+    )
 
 
 class ClassifyConfig(_Section):

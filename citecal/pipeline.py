@@ -10,6 +10,8 @@ without one, abstractive claims are ``unverified`` and the result says why
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -18,7 +20,14 @@ from citecal.aggregate import Outcome, summarize, to_result
 from citecal.config import Config
 from citecal.extract import coverage, extract_citations, find_claims
 from citecal.models import Classification, EvalResult, ExtractedCitation, Verdict
-from citecal.source import SourceFile, SourceFileError, SourceStore, SymbolIndex, build_symbol_index
+from citecal.source import (
+    CachingStore,
+    SourceFile,
+    SourceFileError,
+    SourceStore,
+    SymbolIndex,
+    build_symbol_index,
+)
 from citecal.verify import classify_claim, validate_citation, verify_extractive
 
 if TYPE_CHECKING:
@@ -70,19 +79,91 @@ def analyse(
     extracted = extract_citations(report_text)
     claims = find_claims(report_text, config.extract)
     total_claims, cited_claims, _ = coverage(claims)
-    files = _FileCache(store)
-    outcomes: list[Outcome] = []
-    total = len(extracted)
-    for n, ex in enumerate(extracted, 1):
-        outcomes.append(_analyse_one(ex, files, config))
-        if progress is not None and (n % 500 == 0 or n == total):
-            progress(n, total)
+    workers = _worker_count(config, len(extracted), store)
+    if workers > 1:
+        outcomes = _analyse_parallel(extracted, store, config, workers, progress)
+    else:
+        files = _FileCache(store)
+        outcomes = []
+        total = len(extracted)
+        for n, ex in enumerate(extracted, 1):
+            outcomes.append(_analyse_one(ex, files, config))
+            if progress is not None and (n % 500 == 0 or n == total):
+                progress(n, total)
     return Analysis(
         outcomes=outcomes,
         total_claims=total_claims,
         cited_claims=cited_claims,
         uncited_claims=[c.text for c in claims if not c.cited],
     )
+
+
+def _worker_count(config: Config, n_citations: int, store: SourceStore) -> int:
+    """Processes worth starting: only for big reports, only where fork exists."""
+    if n_citations < config.validation.parallel_min_citations:
+        return 1
+    if not isinstance(store, CachingStore) or "fork" not in mp.get_all_start_methods():
+        return 1
+    wanted = config.validation.workers or os.cpu_count() or 1
+    return max(1, min(wanted, n_citations // 100))
+
+
+# State a forked worker inherits; set just before the pool starts, cleared after.
+_PARENT: tuple[CachingStore, Config] | None = None
+_WORKER: tuple[_FileCache, Config] | None = None
+
+
+def _worker_init() -> None:
+    global _WORKER
+    assert _PARENT is not None
+    store, config = _PARENT
+    _WORKER = (_FileCache(store.reopen()), config)
+
+
+def _worker_run(chunk: list[tuple[int, ExtractedCitation]]) -> list[tuple[int, Outcome]]:
+    assert _WORKER is not None
+    files, config = _WORKER
+    return [(i, _analyse_one(ex, files, config)) for i, ex in chunk]
+
+
+def _analyse_parallel(
+    extracted: list[ExtractedCitation],
+    store: SourceStore,
+    config: Config,
+    workers: int,
+    progress: Progress | None,
+) -> list[Outcome]:
+    """Stages 2-4a in forked processes, citations of one file kept in one chunk.
+
+    Keeping a file's citations together means each file is read and parsed
+    by exactly one process; chunks are many and small so the slowest one
+    does not leave a core idle at the end.
+    """
+    global _PARENT
+    assert isinstance(store, CachingStore)
+    by_file: dict[str, list[tuple[int, ExtractedCitation]]] = {}
+    for i, ex in enumerate(extracted):
+        by_file.setdefault(ex.citation.file_path, []).append((i, ex))
+    target = max(50, len(extracted) // (workers * 8))
+    chunks: list[list[tuple[int, ExtractedCitation]]] = [[]]
+    for group in by_file.values():
+        if len(chunks[-1]) >= target:
+            chunks.append([])
+        chunks[-1].extend(group)
+    outcomes: list[Outcome | None] = [None] * len(extracted)
+    done = 0
+    _PARENT = (store, config)
+    try:
+        with mp.get_context("fork").Pool(workers, initializer=_worker_init) as pool:
+            for part in pool.imap_unordered(_worker_run, chunks):
+                for i, outcome in part:
+                    outcomes[i] = outcome
+                done += len(part)
+                if progress is not None:
+                    progress(done, len(extracted))
+    finally:
+        _PARENT = None
+    return [o for o in outcomes if o is not None]
 
 
 def _analyse_one(ex: ExtractedCitation, files: _FileCache, config: Config) -> Outcome:

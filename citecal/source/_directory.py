@@ -67,6 +67,10 @@ class DirectoryStore(CachingStore):
         self.root = root
         self._root_real = real_root(root)
 
+    def reopen(self) -> DirectoryStore:
+        """A fresh store on the same directory (see :meth:`CachingStore.reopen`)."""
+        return DirectoryStore(self.root, self.config)
+
     def _load(self, path: str) -> SourceFile:
         full = resolve_inside(self._root_real, path)
         shown = display_path(path)

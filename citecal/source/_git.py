@@ -103,6 +103,12 @@ class GitStore(CachingStore):
         self._tree: dict[str, _Entry] | None = None
         self._directories: frozenset[str] | None = None
 
+    def reopen(self) -> GitStore:
+        """A fresh store at the same commit, with its own git process."""
+        fresh = GitStore(self.repo, self.commit, self.config)
+        fresh.rev = self.rev
+        return fresh
+
     # ----------------------------------------------------------------- git calls
 
     def _git_run(self, *args: str) -> subprocess.CompletedProcess[bytes]:

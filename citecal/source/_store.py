@@ -87,6 +87,14 @@ class CachingStore(abc.ABC):
         return list(self._listing)
 
     @abc.abstractmethod
+    def reopen(self) -> Self:
+        """A fresh store over the same repository with an empty cache.
+
+        Worker processes call this after a fork: file handles and the git
+        batch process of the parent must never be shared between processes.
+        """
+
+    @abc.abstractmethod
     def _load(self, path: str) -> SourceFile:
         """Read and index normalised ``path``."""
 

@@ -1,0 +1,92 @@
+"""Pipeline sequencing: routing without a judge, and the process-parallel path."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from citecal.config import Config
+from citecal.pipeline import _worker_count, evaluate_report
+from citecal.source import open_store
+
+
+def _report_and_repo(make_repo: Callable[..., Path]) -> tuple[str, Path]:
+    files = {
+        f"pkg/m{i}.py": "".join(
+            f"def check_{i}_{j}(value):\n    # validate the value\n    return value > {j}\n\n"
+            for j in range(6)
+        )
+        for i in range(30)
+    }
+    repo = make_repo(files)
+    lines = ["# Report", ""]
+    for i in range(30):
+        for j in range(6):
+            start = 4 * j + 1
+            lines.append(
+                f"The `check_{i}_{j}` function validates the value"
+                f" [pkg/m{i}.py:{start}-{start + 2}]."
+            )
+        lines.append(f"This module handles validation for the pipeline [pkg/m{i}.py:1-8].")
+        lines.append(f"The `missing_{i}` function exists [pkg/nope{i}.py:1-2].")
+    return "\n".join(lines) + "\n", repo
+
+
+def _parallel_config() -> Config:
+    config = Config()
+    config.validation.parallel_min_citations = 10
+    config.validation.workers = 2
+    return config
+
+
+def test_parallel_analysis_equals_serial(make_repo: Callable[..., Path]) -> None:
+    text, repo = _report_and_repo(make_repo)
+    assert _worker_count(_parallel_config(), 240, open_store(repo)) == 2
+    a = evaluate_report(text, open_store(repo), Config(), no_judge_reason="test")
+    b = evaluate_report(text, open_store(repo), _parallel_config(), no_judge_reason="test")
+    assert a.model_dump() == b.model_dump()
+    assert a.summary.total_citations == 240 and a.summary.valid_citations == 210
+
+
+def test_parallel_analysis_on_git_revision(make_repo: Callable[..., Path]) -> None:
+    text, repo = _report_and_repo(make_repo)
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    store = open_store(repo, "HEAD")
+    store.read("pkg/m0.py")  # the parent's git process is running before the fork
+    b = evaluate_report(text, store, _parallel_config(), no_judge_reason="test")
+    a = evaluate_report(text, open_store(repo), Config(), no_judge_reason="test")
+    assert b.rev == "HEAD"
+    assert [r.verdict for r in a.citations] == [r.verdict for r in b.citations]
+    assert [r.cited_code for r in a.citations] == [r.cited_code for r in b.citations]
+
+
+@pytest.mark.parametrize(("n", "expected"), [(10, 1), (1999, 1), (5000, 2)])
+def test_small_reports_stay_in_process(
+    make_repo: Callable[..., Path], n: int, expected: int
+) -> None:
+    repo = make_repo({"a.py": "x = 1\n"})
+    config = Config()
+    config.validation.workers = 2
+    assert _worker_count(config, n, open_store(repo)) == expected
+
+
+def test_without_judge_abstractive_claims_are_unverified_with_reason(
+    make_repo: Callable[..., Path],
+) -> None:
+    repo = make_repo({"a.py": "def f():\n    return 1\n"})
+    result = evaluate_report(
+        "This module handles the whole lifecycle of users [a.py:1-2].\n",
+        open_store(repo),
+        no_judge_reason="--no-llm",
+    )
+    row = result.citations[0]
+    assert (row.mode, row.verdict, row.method) == ("abstractive", "unverified", "llm")
+    assert "--no-llm" in (row.reasoning or "")
+    assert result.warnings == ["1 claims need the LLM judge and are unverified: --no-llm"]
+    assert result.summary.unverified == 1 and result.failed_citations == []
