@@ -420,7 +420,15 @@ def _index_tree(
     return definitions, strings, comments
 
 
-def build_symbol_index(text: str, language: str | None) -> SymbolIndex:
+MAX_PARSE_CHARS = 2_000_000
+"""Larger files (minified bundles, generated code) get the token-only index:
+tree-sitter would need seconds and hundreds of MB for them, and their
+"definitions" are rarely what a report cites."""
+
+
+def build_symbol_index(
+    text: str, language: str | None, *, max_parse_chars: int = MAX_PARSE_CHARS
+) -> SymbolIndex:
     """Parse ``text`` once and index its definitions, strings and comments.
 
     Args:
@@ -428,6 +436,8 @@ def build_symbol_index(text: str, language: str | None) -> SymbolIndex:
         language: A language name (``"python"``, ``"js"``, ``"tsx"``, …), as
             guessed from the file name; ``None`` or an unsupported language
             gives a token-only index (``parsed=False``).
+        max_parse_chars: Files longer than this are not parsed (token-only
+            index, ``parsed=False``).
 
     Returns:
         The index. Never raises for bad source: tree-sitter recovers from
@@ -437,7 +447,7 @@ def build_symbol_index(text: str, language: str | None) -> SymbolIndex:
     lang = normalize_language(language)
     lines = _split_lines(text)
     spec = LANGUAGE_QUERIES.get(lang) if lang is not None else None
-    if spec is None or lang is None:
+    if spec is None or lang is None or len(text) > max_parse_chars:
         return SymbolIndex(lines, lang, False, [], [], [])
     try:
         parser = tree_sitter_language_pack.get_parser(
@@ -453,6 +463,7 @@ def build_symbol_index(text: str, language: str | None) -> SymbolIndex:
 __all__ = [
     "LANGUAGE_ALIASES",
     "LANGUAGE_QUERIES",
+    "MAX_PARSE_CHARS",
     "Definition",
     "DefinitionKind",
     "LanguageSpec",

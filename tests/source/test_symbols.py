@@ -406,3 +406,11 @@ def test_more_languages(language: str, source: str, expected: set[tuple[str, str
     ix = build_symbol_index(source, language)
     assert ix.parsed is True
     assert defs(ix) == expected
+
+
+def test_huge_files_are_not_parsed() -> None:
+    source = "def f():\n    return 1\n"
+    assert build_symbol_index(source, "python", max_parse_chars=10).parsed is False
+    small = build_symbol_index(source, "python", max_parse_chars=len(source))
+    assert small.parsed is True
+    assert defs(small) == {("f", "function", 1)}
