@@ -509,7 +509,7 @@ def verify_extractive(
     if rule:
         parts.append(f"{label} because {rule}")
     if not enforce_kind and any(t.expected_kind for t in terms):
-        parts.append("definition kinds not checked (no parser for this file's language)")
+        parts.append("definition kinds not checked (file not parsed: no grammar or too large)")
     reasoning = "; ".join(parts) + "."
     hint, hint_lines = _hint(missing, index, start_line, end_line, file_text_lines)
     return Verdict(

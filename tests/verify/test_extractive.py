@@ -301,7 +301,7 @@ def test_fallback_language_does_not_enforce_kinds() -> None:
     )
     assert verdict.verdict == "supports"
     assert verdict.reasoning.endswith(
-        "; definition kinds not checked (no parser for this file's language)."
+        "; definition kinds not checked (file not parsed: no grammar or too large)."
     )
 
 
