@@ -370,7 +370,9 @@ def find_claims(text: str, config: ExtractConfig) -> list[Claim]:
     ``config.min_claim_words`` words once citations are removed, matching
     none of ``config.non_claim_patterns`` (searched case-insensitively in the
     normalised sentence, final punctuation kept). ``cited`` says whether the
-    sentence carried a citation.
+    sentence carried a citation, or was backed by a bare or label-only
+    citation right after it. ``position`` is where the sentence's text starts
+    (after list and quote markers).
 
     Raises:
         ConfigError: a non-claim pattern is not a valid regular expression.
