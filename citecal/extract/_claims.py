@@ -257,7 +257,11 @@ def _build(text: str) -> _Extraction:
         if block is not context_block:
             context_block = block
             context = text[block.context_start : block.context_end].strip()
-        parts = _clause_claims(unit, start, end, block, claim, norm, doc.scan)
+        parts = (
+            [claim]
+            if len(unit.groups) == 1 and len(claim) <= MAX_CLAIM_CHARS
+            else _clause_claims(unit, start, end, block, claim, norm, doc.scan)
+        )
         for group, part in zip(unit.groups, parts, strict=True):
             raw = text[group.start : group.end]
             for cit in group.citations:

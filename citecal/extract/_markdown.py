@@ -45,6 +45,10 @@ _PREFIX = re.compile(
     r"[ \t]*(?:(?:>[ \t]?|(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=[\r\n]|$)))[ \t]*)*"
     r"(?:\[[ xX]\](?:[ \t]+|(?=[\r\n]|$)))?"
 )
+# A line that might open anything but a paragraph (see plain_paragraphs).
+_STRUCTURE = re.compile(
+    r"^(?: {0,3}(?:[-+*#>=_`~<:]|\d{1,9}[.)]|\[[^\]\n]*\]:)| {4}| {0,3}\t)", re.M
+)
 _ATX_OPEN = re.compile(r"#{1,6}(?:[ \t]+|(?=[\r\n]|$))")
 
 INLINE_FILL = "x"
@@ -184,8 +188,46 @@ def inline_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
+def plain_paragraphs(text: str) -> bool:
+    """True when ``text`` has no line that could start any block but a paragraph.
+
+    Then CommonMark's block structure is just paragraphs separated by blank
+    lines, and parsing can skip markdown-it (the bulk of the cost for a
+    generated report of a hundred thousand one-line claims). Conservative:
+    any line starting with a marker character, a digit list marker, an
+    indent of four or a tab, a ``[label]:`` definition, or any ``|`` at all
+    sends the text to the full parser. Lone CR line endings too, since the
+    regex's ``^`` does not see them.
+    """
+    if "|" in text or ("\r" in text and text.count("\r") != text.count("\r\n")):
+        return False
+    return _STRUCTURE.search(text) is None
+
+
+def _paragraph_leaves(text: str, starts: list[int]) -> list[tuple[BlockKind, int, int, bool, str]]:
+    """Leaves of a :func:`plain_paragraphs` text: runs of non-blank lines."""
+    leaves: list[tuple[BlockKind, int, int, bool, str]] = []
+    run_start = -1
+    for line in range(len(starts) + 1):
+        if line < len(starts) and text[starts[line] : _line_end(text, starts, line)].strip(" \t"):
+            if run_start < 0:
+                run_start = line
+        elif run_start >= 0:
+            leaves.append(("paragraph", run_start, line, False, ""))
+            run_start = -1
+    return leaves
+
+
 def _leaf_blocks(text: str, starts: list[int]) -> list[tuple[BlockKind, int, int, bool, str]]:
     """(kind, first line, end line exclusive, quoted, markup) for each leaf block."""
+    if plain_paragraphs(text):
+        return _paragraph_leaves(text, starts)
+    return _markdown_it_leaves(text, starts)
+
+
+def _markdown_it_leaves(
+    text: str, starts: list[int]
+) -> list[tuple[BlockKind, int, int, bool, str]]:
     leaves: list[tuple[BlockKind, int, int, bool, str]] = []
     depth = 0
     for tok in _parser().parse(text):

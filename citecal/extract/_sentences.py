@@ -84,14 +84,12 @@ def _abbreviation(scan: str, floor: int, period: int) -> bool:
     return m is not None and m.group().lower() in ABBREVIATIONS
 
 
-def _trimmed(scan: str, start: int, end: int) -> tuple[int, int] | None:
-    m = _NON_SPACE.search(scan, start, end)
-    if m is None:
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    seg = text[start:end]
+    body = seg.lstrip()
+    if not body:
         return None
-    stop = end
-    while stop > m.start() and scan[stop - 1].isspace():
-        stop -= 1
-    return m.start(), stop
+    return start + len(seg) - len(body), start + len(seg.rstrip())
 
 
 def block_sentences(
@@ -196,10 +194,14 @@ def _analyse(text: str) -> tuple[Document, tuple[Unit, ...]]:
             if span is not None:
                 units.append(Unit(span[0], span[1], block, tuple(groups)))
             continue
-        gi = 0
-        for s, e in block_sentences(
+        spans = block_sentences(
             doc.text, scan, block.start, block.end, groups, block.content_start, block.quoted
-        ):
+        )
+        if len(spans) == 1:
+            units.append(Unit(spans[0][0], spans[0][1], block, tuple(groups)))
+            continue
+        gi = 0
+        for s, e in spans:
             gj = gi
             while gj < len(groups) and groups[gj].start < e:
                 gj += 1

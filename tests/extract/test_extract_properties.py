@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from citecal.config import ExtractConfig
@@ -15,6 +15,12 @@ from citecal.extract import (
     mask_code,
     parse_citation_group,
     split_sentences,
+)
+from citecal.extract._markdown import (
+    _markdown_it_leaves,
+    _paragraph_leaves,
+    line_starts,
+    plain_paragraphs,
 )
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -226,3 +232,19 @@ def test_never_splits_inside_names_versions_code_citations(
     ]
     text = " ".join(sentences)
     assert [text[s:e] for s, e in split_sentences(text)] == sentences
+
+
+PLAINISH = st.lists(
+    st.sampled_from(
+        [*"aaaaBBB  \n\n\n.,!?`[]():;\"'\t-#>*_=|<~1\x0c\xa0", "\r\n", "    ", "[a.py:1]", "1. "]
+    ),
+    max_size=80,
+).map("".join)
+
+
+@SETTINGS
+@given(PLAINISH)
+def test_plain_paragraph_shortcut_matches_markdown_it(text: str) -> None:
+    assume(plain_paragraphs(text))
+    starts = line_starts(text)
+    assert _paragraph_leaves(text, starts) == _markdown_it_leaves(text, starts)
