@@ -164,6 +164,9 @@ def inline_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     runs = [m.span() for m in _BACKTICKS.finditer(text, start, end)]
     if len(runs) < 2:
         return []
+    if len(runs) == 2 and text[runs[0][0] - 1 : runs[0][0]] != "\\":
+        (s1, e1), (s2, e2) = runs
+        return [(s1, e2)] if e1 - s1 == e2 - s2 else []
     by_len: dict[int, list[int]] = {}
     for i, (s, e) in enumerate(runs):
         by_len.setdefault(e - s, []).append(i)

@@ -117,11 +117,14 @@ def block_sentences(
     pos, end = first
     spans: list[tuple[int, int]] = []
     gi = bi = 0
-    brackets = (
-        [m.span() for m in _BRACKET.finditer(scan, pos, end) if m.end() - m.start() <= _MAX_BRACKET]
-        if scan.find("[", pos, end) >= 0
-        else []
-    )
+    if scan.count("[", pos, end) > len(groups):  # brackets that are not citations
+        brackets = [
+            m.span()
+            for m in _BRACKET.finditer(scan, pos, end)
+            if m.end() - m.start() <= _MAX_BRACKET
+        ]
+    else:
+        brackets = [(g.start, g.end) for g in groups]
     from_ = pos if content_start is None else max(pos, content_start)
     for m in _TERMINATOR.finditer(scan, from_, end):
         t_start, boundary = m.span()
