@@ -45,6 +45,10 @@ _PREFIX = re.compile(
     r"[ \t]*(?:(?:>[ \t]?|(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=[\r\n]|$)))[ \t]*)*"
     r"(?:\[[ xX]\](?:[ \t]+|(?=[\r\n]|$)))?"
 )
+# YAML front matter: "---", a first line that is a "key:", lines, "---" or "...".
+_FRONT_MATTER = re.compile(
+    r"---[ \t]*\r?\n[\w-]+[ \t]*:(?:[^\n]*\n)*?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)"
+)
 # A line that might open anything but a paragraph (see plain_paragraphs).
 _STRUCTURE = re.compile(
     r"^(?: {0,3}(?:[-+*#>=_`~<:]|\d{1,9}[.)]|\[[^\]\n]*\]:)| {4}| {0,3}\t)", re.M
@@ -222,10 +226,22 @@ def _paragraph_leaves(text: str, starts: list[int]) -> list[tuple[BlockKind, int
 
 
 def _leaf_blocks(text: str, starts: list[int]) -> list[tuple[BlockKind, int, int, bool, str]]:
-    """(kind, first line, end line exclusive, quoted, markup) for each leaf block."""
+    """(kind, first line, end line exclusive, quoted, markup) for each leaf block.
+
+    YAML front matter (``---`` ... ``---`` at the very top) is metadata, not
+    prose: it becomes one hidden block, like code, and the rest is parsed
+    as if those lines were blank.
+    """
+    front = _FRONT_MATTER.match(text)
+    if front is None:
+        head: list[tuple[BlockKind, int, int, bool, str]] = []
+    else:
+        lines = text.count("\n", 0, front.end()) + (not front.group().endswith("\n"))
+        head = [("code", 0, lines, False, "")]
+        text = _NOT_NEWLINE.sub(" ", front.group()) + text[front.end() :]
     if plain_paragraphs(text):
-        return _paragraph_leaves(text, starts)
-    return _markdown_it_leaves(text, starts)
+        return head + _paragraph_leaves(text, starts)
+    return head + _markdown_it_leaves(text, starts)
 
 
 def _markdown_it_leaves(

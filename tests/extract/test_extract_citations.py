@@ -198,6 +198,29 @@ def test_citation_in_heading_table_and_quote() -> None:
     assert cites(text) == [("a.py", 1, 1), ("b.py", 2, 2), ("c.py", 3, 3)]
 
 
+def test_yaml_front_matter_is_not_prose() -> None:
+    text = "---\ntitle: Auth [a.py:1]\nauthor: bot\n---\n# Overview\n\nThe claim holds [b.py:2].\n"
+    [c] = extract_citations(text)
+    assert (str(c.citation), c.section, c.paragraph_index) == ("[b.py:2]", "Overview", 1)
+    crlf = text.replace("\n", "\r\n")
+    [c] = extract_citations(crlf)
+    assert (c.section, c.position) == ("Overview", crlf.index("[b.py"))
+
+
+def test_unclosed_front_matter_is_ordinary_text() -> None:
+    text = "---\ntitle: Auth [a.py:1]\n\nThe claim holds [b.py:2].\n"
+    assert cites(text) == [("a.py", 1, 1), ("b.py", 2, 2)]
+
+
+def test_leading_rule_and_setext_heading_are_not_front_matter() -> None:
+    text = "---\nThe claim holds [a.py:1].\n---\n\nMore [b.py:2].\n"
+    found = extract_citations(text)
+    assert [(c.citation.file_path, c.section) for c in found] == [
+        ("a.py", "The claim holds."),
+        ("b.py", "The claim holds."),
+    ]
+
+
 def test_over_nested_quote_is_still_scanned() -> None:
     # markdown-it stops nesting at 20 levels; the rest must not vanish silently.
     text = ">" * 30 + " deep claim [a.py:3]."
