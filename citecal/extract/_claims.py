@@ -33,8 +33,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from citecal.config import ExtractConfig
 from citecal.errors import ConfigError
@@ -65,8 +66,7 @@ _TRAILING = " \t.,;:"
 _LABEL = re.compile(r"[^\W\d_][\w ]{0,30}:")
 
 
-@dataclass(frozen=True, slots=True)
-class _Sentence:
+class _Sentence(NamedTuple):
     full: str  # normalised, final punctuation kept (non-claim patterns see "?")
     text: str  # claim text
     section: str
@@ -251,7 +251,7 @@ def _build(text: str) -> _Extraction:
         ):  # "[a.py:3]" or "Source: [a.py:3]" backs the sentence before it
             claim = last_claim
             if last_index >= 0 and not sentences[last_index].cited:
-                sentences[last_index] = replace(sentences[last_index], cited=True)
+                sentences[last_index] = sentences[last_index]._replace(cited=True)
         else:
             last_claim, last_index = claim, here
         if block is not context_block:

@@ -176,6 +176,13 @@ def test_unbalanced_backtick_is_literal() -> None:
     assert cites(text) == [("a.py", 3, 3)]
 
 
+def test_group_wrapped_over_two_lines() -> None:
+    text = "Login and logout are both here [src/auth.py:1-5,\n  src/auth.py:9].\n"
+    found = extract_citations(text)
+    assert [str(c.citation) for c in found] == ["[src/auth.py:1-5]", "[src/auth.py:9]"]
+    assert {c.claim_text for c in found} == {"Login and logout are both here"}
+
+
 def test_adjacent_citation_brackets_are_both_citations() -> None:
     text = "Both are here [a.py:1-5][b.py:2]."
     assert cites(text) == [("a.py", 1, 5), ("b.py", 2, 2)]
