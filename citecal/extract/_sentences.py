@@ -42,11 +42,12 @@ ABBREVIATIONS: frozenset[str] = frozenset(
 a sentence. ``etc.`` is deliberately absent: it ends a sentence when an
 uppercase word follows, and does not when a lowercase one does."""
 
-# Runs only match from their first character (lookbehind) and never give
-# characters back (possessive), so a run of a million dots costs one pass.
-_TERMINATOR = re.compile(
-    r"(?<![.!?…])[.!?…]++[\"'”’»)*_]*+(?=\s|$)|(?<![。！？])[。！？]++[」』”’)]*+"
-)
+# Always matches a whole run (possessive, and nothing after it can fail), so
+# scanning resumes after the run: a run of a million dots costs one pass. The
+# blank-after test is done in Python; a leading character class lets the
+# regex engine skip ahead fast.
+_TERMINATOR = re.compile(r"[.!?…]++[\"'”’»)*_]*+|[。！？]++[」』”’)]*+")
+_CJK_STOPS = frozenset("。！？")
 _NON_SPACE = re.compile(r"\S")
 _WORD_BEFORE = re.compile(r"(?<![\w.])[A-Za-z]+(?:\.[A-Za-z]+)*$")
 _TRAILING_PUNCT = re.compile(r"[.,;:]*")
@@ -80,6 +81,8 @@ def _starts_sentence(ch: str) -> bool:
 
 
 def _abbreviation(scan: str, floor: int, period: int) -> bool:
+    if period <= floor or not scan[period - 1].isascii() or not scan[period - 1].isalpha():
+        return False
     m = _WORD_BEFORE.search(scan, max(floor, period - 16), period)
     return m is not None and m.group().lower() in ABBREVIATIONS
 
@@ -128,6 +131,9 @@ def block_sentences(
     from_ = pos if content_start is None else max(pos, content_start)
     for m in _TERMINATOR.finditer(scan, from_, end):
         t_start, boundary = m.span()
+        term = m.group()
+        if boundary < end and not scan[boundary].isspace() and term[0] not in _CJK_STOPS:
+            continue  # "Axios.js", "1.6.8", "a.b": nothing ends here
         if t_start < pos:
             continue  # swallowed by a citation attached to the previous sentence
         while gi < len(groups) and groups[gi].end <= t_start:
@@ -136,7 +142,6 @@ def block_sentences(
             bi += 1
         if bi < len(brackets) and brackets[bi][0] <= t_start:
             continue  # inside a bracket: a citation, link text, a note
-        term = m.group()
         if term[0] == "." and term[1:2] != "." and _abbreviation(scan, pos, t_start):
             continue
         nxt = _NON_SPACE.search(scan, boundary, end)
