@@ -361,6 +361,16 @@ def _patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     return tuple(compiled)
 
 
+def _has_words(text: str, n: int) -> bool:
+    """``count_words(text) >= n``, stopping as soon as it is known."""
+    for tok in text.split():
+        if _ALNUM.search(tok):
+            n -= 1
+            if n <= 0:
+                return True
+    return n <= 0
+
+
 def count_words(text: str) -> int:
     """Whitespace-separated tokens with at least one letter or digit."""
     return sum(1 for tok in text.split() if _ALNUM.search(tok))
@@ -385,7 +395,7 @@ def find_claims(text: str, config: ExtractConfig) -> list[Claim]:
     claims: list[Claim] = []
     with paused_gc():
         for s in _extract(text).sentences:
-            if count_words(s.text) < config.min_claim_words:
+            if not _has_words(s.text, config.min_claim_words):
                 continue
             if any(p.search(s.full) for p in patterns):
                 continue
