@@ -108,6 +108,9 @@ def record_sources(record: Mapping[str, Any], spec: AnnotationSpec) -> dict[str,
         values[f.value_source] = fields.get(f.name)
     for m in spec.metadata:
         values[m.value_source] = metadata.get(m.name)
+    for source in spec.hidden:
+        if values.get(source) is None:
+            values[source] = metadata.get(f"_{source}")
     return values
 
 

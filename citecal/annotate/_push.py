@@ -14,8 +14,10 @@ import contextlib
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import argilla as rg
 import httpx
@@ -45,6 +47,7 @@ from citecal.source import CachingStore, SourceFileError, open_store
 CONTEXT_LINES = 3
 MAX_BATCH = 500  # the server's limit per bulk upsert
 RETRIES = 3
+CONCURRENCY = 3  # bulk requests in flight
 
 Progress = Callable[[int], None]
 
@@ -160,6 +163,21 @@ def existing_record_ids(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -
             offset += len(page)
 
 
+def _send(
+    client: rg.Argilla, dataset: rg.Dataset, models: list[Any], retries: int
+) -> Exception | None:
+    """Upsert one batch, retrying transport and server errors; the last error or None."""
+    for attempt in range(retries + 1):
+        try:
+            client.api.records.bulk_upsert(dataset_id=dataset.id, records=models)
+            return None
+        except (httpx.TransportError, ArgillaAPIError) as exc:
+            if attempt == retries:
+                return exc
+            time.sleep(min(8.0, 0.5 * 2**attempt))
+    return None
+
+
 def upsert_batches(
     client: rg.Argilla,
     dataset: rg.Dataset,
@@ -167,32 +185,39 @@ def upsert_batches(
     batch_size: int,
     progress: Progress | None = None,
     retries: int = RETRIES,
+    concurrency: int = CONCURRENCY,
 ) -> tuple[set[str], list[str]]:
-    """Upsert ``records`` in batches; (ids of records in failed batches, one message per batch)."""
+    """Upsert ``records`` in batches, ``concurrency`` requests in flight.
+
+    Returns the ids of records in batches that still failed after ``retries``
+    and one message per such batch. The server validates each record's
+    metadata in Python, so overlapping requests keep its workers busy while
+    this side serialises the next batch.
+    """
     size = max(1, min(batch_size, MAX_BATCH))
+    batches = [records[i : i + size] for i in range(0, len(records), size)]
     failed: set[str] = set()
     failures: list[str] = []
-    for start in range(0, len(records), size):
-        batch = records[start : start + size]
-        models = [to_rg_record(r, dataset).api_model() for r in batch]
-        for attempt in range(retries + 1):
-            try:
-                client.api.records.bulk_upsert(dataset_id=dataset.id, records=models)
-            except (httpx.TransportError, ArgillaAPIError) as exc:
-                if attempt == retries:
-                    first, last = start + 1, start + len(batch)
-                    failed.update(r.id for r in batch)
-                    failures.append(
-                        f"records {first}-{last} failed after {retries + 1} attempts: "
-                        f"{type(exc).__name__}: {str(exc)[:200]}"
-                    )
-                else:
-                    time.sleep(min(8.0, 0.5 * 2**attempt))
-                continue
-            break
-        if progress is not None:
-            progress(len(batch))
-    return failed, failures
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = {
+            pool.submit(
+                _send, client, dataset, [to_rg_record(r, dataset).api_model() for r in b], retries
+            ): (n, b)
+            for n, b in enumerate(batches)
+        }
+        for future in as_completed(futures):
+            n, batch = futures[future]
+            error = future.result()
+            if error is not None:
+                failed.update(r.id for r in batch)
+                first = n * size + 1
+                failures.append(
+                    f"records {first}-{first + len(batch) - 1} failed after {retries + 1} "
+                    f"attempts: {type(error).__name__}: {str(error)[:200]}"
+                )
+            if progress is not None:
+                progress(len(batch))
+    return failed, sorted(failures, key=lambda m: int(m.split()[1].split("-")[0]))
 
 
 def push_evaluation(

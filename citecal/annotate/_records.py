@@ -223,6 +223,10 @@ def build_record(
         if value is None or value == "":
             continue
         metadata[m.name] = float(value) if m.type == "float" else str(value)
+    for source in spec.hidden:
+        value = values.get(source)
+        if value is not None and value != "":
+            metadata[f"_{source}"] = value if isinstance(value, float) else str(value)
     raw_score = values["judge_score"]
     judge_score = raw_score if isinstance(raw_score, float) else None
     suggestions = () if blind else suggestions_for(spec, citation, judge_score)

@@ -151,6 +151,13 @@ class AnnotationSpec(_Spec):
     fields: list[FieldSpec] = Field(min_length=1)
     questions: list[QuestionSpec] = Field(min_length=1)
     metadata: list[MetadataSpec] = Field(default_factory=list)
+    hidden: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Record values stored as extra metadata '_<source>': never shown to annotators, not "
+            "validated per property by the server (fast), read back by pull."
+        ),
+    )
     min_submitted: int | None = Field(None, ge=1)
     pull: PullSpec
 
@@ -166,6 +173,7 @@ class AnnotationSpec(_Spec):
                 raise ValueError(f"duplicate {kind} name(s): {', '.join(dupes)}")
         sources = [(f.name, f.value_source) for f in self.fields]
         sources += [(m.name, m.value_source) for m in self.metadata]
+        sources += [(f"hidden {h}", h) for h in self.hidden]
         for name, source in sources:
             if source not in RECORD_SOURCES:
                 raise ValueError(
@@ -304,6 +312,7 @@ def to_settings(
         questions=questions,
         metadata=metadata,
         guidelines=spec.guidelines,
+        allow_extra_metadata=bool(spec.hidden),
         distribution=rg.TaskDistribution(min_submitted=spec.min_submitted or min_submitted),
     )
 
@@ -334,6 +343,7 @@ def describe_settings(settings: rg.Settings) -> dict[str, dict[str, Any]]:
             desc["min"] = None if m.min is None else float(m.min)
             desc["max"] = None if m.max is None else float(m.max)
         out[f"metadata {m.name}"] = desc
+    out["extra metadata"] = {"allowed": bool(settings.allow_extra_metadata)}
     dist = settings.distribution
     out["distribution"] = {"min_submitted": getattr(dist, "min_submitted", None)}
     return out

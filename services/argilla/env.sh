@@ -11,6 +11,9 @@ ARGILLA_SERVER_VERSION="${CITECAL_ARGILLA_SERVER_VERSION:-2.8.0}"
 
 # Ports, all bound to 127.0.0.1.
 ARGILLA_PORT="${CITECAL_ARGILLA_PORT:-6900}"
+# Server processes: record validation is CPU-bound Python, so two workers let
+# concurrent bulk requests (citecal push sends several) use both cores.
+ARGILLA_WORKERS="${CITECAL_ARGILLA_WORKERS:-2}"
 REDIS_PORT="${CITECAL_REDIS_PORT:-6391}"
 # The search runner listens on SEARCH_BASE_PORT + 1 (it numbers nodes from 1).
 SEARCH_BASE_PORT="${CITECAL_SEARCH_BASE_PORT:-9280}"
@@ -51,6 +54,7 @@ die() { printf '[argilla-stack] ERROR: %s\n' "$*" >&2; exit 1; }
 server_env() {
   export ARGILLA_HOME_PATH="$STATE/home"
   export ARGILLA_DATABASE_URL="sqlite+aiosqlite:///$STATE/argilla.db?check_same_thread=False"
+  export ARGILLA_DATABASE_SQLITE_TIMEOUT=60  # writers from several workers wait, not fail
   export ARGILLA_SEARCH_ENGINE="$SEARCH_ENGINE"
   export ARGILLA_ELASTICSEARCH="$SEARCH_URL"
   export ARGILLA_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"

@@ -85,7 +85,8 @@ elif ! pid_alive server; then
   rm -f "$RUN_DIR/server.pid"
   need_free_port argilla-server "$ARGILLA_PORT"
   start_bg server "$STATE" "$VENV/bin/uvicorn" argilla_server:app \
-    --host 127.0.0.1 --port "$ARGILLA_PORT" --log-level warning --no-access-log
+    --host 127.0.0.1 --port "$ARGILLA_PORT" --workers "$ARGILLA_WORKERS" \
+    --log-level warning --no-access-log
 fi
 
 # rq worker: every dataset update enqueues a job.

@@ -73,11 +73,13 @@ def test_fields_and_metadata_follow_the_spec() -> None:
         "file": "shop/cart.py",
         "language": "python",
         "judge_score": 0.17,  # not_supports / medium (DESIGN.md mapping)
-        "verdict": "not_supports",
-        "confidence": "medium",
-        "method": "llm",
-        "rev": "deadbeef",
-        "citation_id": "j1",
+        # hidden from annotators, read back by pull
+        "_verdict": "not_supports",
+        "_confidence": "medium",
+        "_method": "llm",
+        "_rev": "deadbeef",
+        "_citation_id": "j1",
+        "_judge_reasoning": "The code never caches totals.",
     }
 
 
@@ -105,7 +107,8 @@ def test_blind_mode_drops_suggestions_and_reasoning_but_keeps_hidden_metadata() 
     rec = build_records(make_eval([llm_citation()]), SPEC, blind=True).records[0]
     assert rec.suggestions == ()
     assert "judge_reasoning" not in rec.fields
-    assert rec.metadata["verdict"] == "not_supports"
+    assert rec.metadata["_verdict"] == "not_supports"
+    assert rec.metadata["_judge_reasoning"] == "The code never caches totals."
 
 
 def test_invalid_and_repeated_citations_are_skipped_with_a_reason() -> None:
@@ -124,7 +127,7 @@ def test_extractive_reasoning_lists_terms() -> None:
     rec = build_records(make_eval([c]), SPEC).records[0]
     assert rec.fields["judge_reasoning"] == "Term matching: found `Cart`; missing `dict`."
     assert rec.suggestions[0].agent == "citecal extractive"
-    assert rec.metadata["matched_terms"] == "Cart" and rec.metadata["missing_terms"] == "dict"
+    assert rec.metadata["_matched_terms"] == "Cart" and rec.metadata["_missing_terms"] == "dict"
 
 
 @pytest.mark.parametrize(

@@ -45,6 +45,8 @@ def test_default_spec_builds_the_issue_settings() -> None:
         assert isinstance(metadata[name], rg.TermsMetadataProperty), name
     assert isinstance(metadata["judge_score"], rg.FloatMetadataProperty)
     assert (metadata["judge_score"].min, metadata["judge_score"].max) == (0.0, 1.0)
+    assert len(metadata) == 8  # the rest is hidden extra metadata
+    assert settings.allow_extra_metadata
     assert settings.distribution.min_submitted == 2
     assert "0 – no" in (settings.guidelines or "") and "3 – full" in (settings.guidelines or "")
 
@@ -82,6 +84,7 @@ def test_binary_variant_maps_labels_to_scores() -> None:
         ),
         (lambda d: d["fields"].append(dict(d["fields"][0])), "duplicate field name(s): claim"),
         (lambda d: d.update({"colour": "blue"}), "colour"),
+        (lambda d: d["hidden"].append("nope"), "hidden nope: unknown source 'nope'"),
         (lambda d: d["pull"].update({"score_question": "notes"}), "cannot be a text question"),
         (
             lambda d: d["metadata"].append({"name": "m", "type": "float", "source": "mode"}),
@@ -114,13 +117,15 @@ def test_settings_diff_lists_each_structural_change() -> None:
     data["fields"] = [f for f in data["fields"] if f["name"] != "context"]
     data["metadata"].append({"name": "extra", "type": "terms", "source": "section"})
     data["min_submitted"] = 2
+    data["hidden"] = []
     have = to_settings(parse_spec(data))
     diff = settings_diff(want, have)
     assert "+ field context: missing on the server" in diff
     assert "- metadata extra: on the server, not in the config" in diff
     assert "~ question supports_claim: values [0, 1, 2, 3, 4, 5] → [0, 1, 2, 3]" in diff
     assert "~ distribution: min_submitted 2 → 1" in diff
-    assert len(diff) == 4
+    assert "~ extra metadata: allowed False → True" in diff
+    assert len(diff) == 5
 
 
 def test_titles_and_guidelines_are_not_a_mismatch() -> None:

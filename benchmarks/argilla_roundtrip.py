@@ -1,0 +1,172 @@
+"""Push 5 000 records and pull 5 000 responses on the local Argilla stack.
+
+Prints records/second for ``citecal push`` (``push_evaluation``: build records,
+create the dataset, batched upserts) and for ``citecal pull``
+(``pull_annotations`` + Parquet), and the ratio of citecal's push against a
+plain SDK loop: the same records as ``rg.Record`` objects sent with
+``dataset.records.log`` at the SDK's default batch size (256).
+
+Targets (issue 4): push >= 200 records/s, pull >= 1 000 rows/s, citecal push
+no slower than the plain SDK loop (ratio >= 1).
+
+Needs a running server: ``make argilla-up`` (or ARGILLA_API_URL / ARGILLA_API_KEY).
+Run: .venv/bin/python benchmarks/argilla_roundtrip.py [N]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+import uuid
+import warnings
+from pathlib import Path
+
+import argilla as rg
+
+from citecal.annotate import (
+    build_records,
+    connect,
+    load_spec,
+    pull_annotations,
+    push_evaluation,
+    to_rg_record,
+    to_settings,
+    write_table,
+)
+from citecal.config import load_config
+from citecal.models import CitationResult, EvalResult, Summary
+
+VERDICTS = [("supports", "high"), ("partial", "medium"), ("not_supports", "low")]
+
+
+def synthetic_eval(n: int) -> EvalResult:
+    """``n`` valid, judged citations with distinct claims (realistic field sizes)."""
+    code = "\n".join(f"    total += item.price * item.quantity  # line {i}" for i in range(12))
+    citations = []
+    for i in range(n):
+        verdict, confidence = VERDICTS[i % 3]
+        citations.append(
+            CitationResult(
+                id=f"c{i}",
+                citation=f"[src/module_{i % 50}.py:{10 + i % 40}-{21 + i % 40}]",
+                file_path=f"src/module_{i % 50}.py",
+                start_line=10 + i % 40,
+                end_line=21 + i % 40,
+                claim=f"Claim {i}: the `Cart.total` method sums the price of every item",
+                section="Pricing",
+                paragraph_index=i // 5,
+                position=i * 80,
+                valid=True,
+                error=None,
+                failure_type=None,
+                mode="abstractive" if i % 2 else "extractive",
+                verdict=verdict,  # type: ignore[arg-type]
+                method="llm",
+                confidence=confidence,  # type: ignore[arg-type]
+                score=None,
+                reasoning="The cited loop multiplies price by quantity and adds it up.",
+                matched_terms=["Cart", "total"],
+                missing_terms=["every"],
+                suggested_action=None,
+                model="gpt-4o-mini",
+                prompt_version="v1:0a1b2c3d",
+                language="python",
+                context="The cart computes totals on demand. " * 4,
+                cited_code=code,
+            )
+        )
+    summary = Summary(
+        total_citations=n,
+        valid_citations=n,
+        validity_rate=1.0,
+        extractive_checked=0,
+        extractive_supports=0,
+        extractive_precision=None,
+        abstractive_checked=n,
+        abstractive_supports=0,
+        abstractive_precision=None,
+        overall_precision=None,
+        unverified=0,
+        total_claims=n,
+        cited_claims=n,
+        coverage=1.0,
+    )
+    return EvalResult(
+        report="bench/report.md",
+        repo="/nonexistent/bench-repo",
+        summary=summary,
+        citations=citations,
+        failed_citations=[],
+    )
+
+
+def main() -> int:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
+    config = load_config().argilla
+    spec = load_spec()
+    client = connect(config)
+    tag = uuid.uuid4().hex[:8]
+    ours, plain = f"bench_citecal_{tag}", f"bench_sdk_{tag}"
+    result = synthetic_eval(n)
+    workspace = client.workspaces(config.workspace)
+    try:
+        # citecal push (everything: records, dataset creation, batched upserts)
+        t0 = time.perf_counter()
+        summary = push_evaluation(result, spec, config, dataset_name=ours, client=client)
+        push_s = time.perf_counter() - t0
+        assert summary.created == n and summary.failed == 0, summary
+
+        # the plain SDK loop on the same records (dataset created beforehand, not timed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dataset = rg.Dataset(
+                name=plain,
+                workspace=workspace,
+                settings=to_settings(spec, config.min_submitted, client),
+                client=client,
+            ).create()
+        built = build_records(result, spec).records
+        t0 = time.perf_counter()
+        records = [to_rg_record(r, dataset) for r in built]
+        dataset.records.log(records)  # default batch size
+        sdk_s = time.perf_counter() - t0
+
+        # 5 000 submitted responses (one per record, by the owner) for pull
+        ds = client.datasets(ours, workspace=config.workspace)
+        me = client.me.id
+        models = []
+        for i, r in enumerate(built):
+            rec = to_rg_record(r, ds)
+            rec.responses.add(rg.Response("supports_claim", i % 4, user_id=me, status="submitted"))
+            models.append(rec.api_model())
+        for start in range(0, len(models), 500):
+            client.api.records.bulk_upsert(dataset_id=ds.id, records=models[start : start + 500])
+
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            pulled = pull_annotations(spec, config, dataset_name=ours, client=client)
+            write_table(pulled.table, Path(tmp) / "annotations.parquet")
+            pull_s = time.perf_counter() - t0
+        assert len(pulled.table) == n, pulled.counts
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name in (ours, plain):
+                found = client.datasets(name, workspace=config.workspace)
+                if found is not None:
+                    found.delete()
+
+    push_rate, sdk_rate, pull_rate = n / push_s, n / sdk_s, n / pull_s
+    print(f"records: {n} (server {config.api_url}, batch size {config.batch_size})")
+    print(f"citecal push: {push_s:.2f} s = {push_rate:.0f} records/s (target >= 200)")
+    print(f"plain SDK dataset.records.log: {sdk_s:.2f} s = {sdk_rate:.0f} records/s")
+    print(f"ratio citecal/SDK: {push_rate / sdk_rate:.2f}x (target >= 1.0)")
+    print(f"citecal pull: {pull_s:.2f} s = {pull_rate:.0f} rows/s (target >= 1000)")
+    ok = push_rate >= 200 and pull_rate >= 1000 and push_rate >= sdk_rate
+    print("targets met" if ok else "targets NOT met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
