@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from citecal.models import CitationResult, EvalResult, Summary
@@ -70,3 +72,15 @@ def make_eval(citations: list[CitationResult], **over: Any) -> EvalResult:
     }
     base.update(over)
     return EvalResult.model_validate(base)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Stack:
+    """The Argilla server the integration tests use."""
+
+    url: str
+    api_key: str
+    started_here: bool

@@ -10,25 +10,16 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 import pytest
+from annotate_factories import ROOT, Stack
 
 from citecal.annotate import LOCAL_API_KEY
 
-ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ROOT / "services" / "argilla"
 LOCAL_URL = "http://127.0.0.1:6900"
 INSTALL_TIMEOUT_S = 45 * 60
-
-
-@dataclass(frozen=True)
-class Stack:
-    url: str
-    api_key: str
-    started_here: bool
 
 
 def answers(url: str) -> bool:

@@ -22,8 +22,8 @@ from typing import Any
 import argilla as rg
 import pandas as pd
 import pytest
+from annotate_factories import ROOT, Stack
 from click.testing import CliRunner, Result
-from conftest import ROOT, Stack
 
 from citecal.annotate import record_id, report_id
 from citecal.annotate._settings import DEFAULT_SPEC_PATH
