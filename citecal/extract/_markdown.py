@@ -26,16 +26,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
-BlockKind = Literal["heading", "paragraph", "table_row", "html", "code", "rule", "other"]
-"""``other``: lines markdown-it put in no leaf block (link reference
-definitions, marker-only list items, over-nested quotes); scanned as prose so
-that no citation is silently dropped."""
+from citecal.extract._lines import BlockKind, Leaf, line_end, line_starts
+from citecal.extract._simple import simple_leaves
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
 _BACKTICKS = re.compile(r"`+")
 _ALNUM = re.compile(r"[^\W_]")
@@ -48,10 +45,6 @@ _PREFIX = re.compile(
 # YAML front matter: "---", a first line that is a "key:", lines, "---" or "...".
 _FRONT_MATTER = re.compile(
     r"---[ \t]*\r?\n[\w-]+[ \t]*:(?:[^\n]*\n)*?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)"
-)
-# A line that might open anything but a paragraph (see plain_paragraphs).
-_STRUCTURE = re.compile(
-    r"^(?: {0,3}(?:[-+*#>=_`~<:]|\d{1,9}[.)]|\[[^\]\n]*\]:)| {4}| {0,3}\t)", re.M
 )
 _ATX_OPEN = re.compile(r"#{1,6}(?:[ \t]+|(?=[\r\n]|$))")
 
@@ -143,19 +136,6 @@ def _atx_content_end(text: str, start: int, end: int) -> int:
     return e
 
 
-def line_starts(text: str) -> list[int]:
-    """Offsets where each line starts; CRLF, CR and LF all end a line (as in markdown-it)."""
-    return [0, *(m.end() for m in _NEWLINE.finditer(text))]
-
-
-def _line_end(text: str, starts: list[int], line: int) -> int:
-    """Offset just past the last character of ``line`` (its line break excluded)."""
-    if line + 1 >= len(starts):
-        return len(text)
-    nxt = starts[line + 1]
-    return nxt - 2 if text.startswith("\r\n", nxt - 2) else nxt - 1
-
-
 def inline_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Code spans in ``text[start:end]`` by CommonMark's rule, in one pass.
 
@@ -195,37 +175,7 @@ def inline_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def plain_paragraphs(text: str) -> bool:
-    """True when ``text`` has no line that could start any block but a paragraph.
-
-    Then CommonMark's block structure is just paragraphs separated by blank
-    lines, and parsing can skip markdown-it (the bulk of the cost for a
-    generated report of a hundred thousand one-line claims). Conservative:
-    any line starting with a marker character, a digit list marker, an
-    indent of four or a tab, a ``[label]:`` definition, or any ``|`` at all
-    sends the text to the full parser. Lone CR line endings too, since the
-    regex's ``^`` does not see them.
-    """
-    if "|" in text or ("\r" in text and text.count("\r") != text.count("\r\n")):
-        return False
-    return _STRUCTURE.search(text) is None
-
-
-def _paragraph_leaves(text: str, starts: list[int]) -> list[tuple[BlockKind, int, int, bool, str]]:
-    """Leaves of a :func:`plain_paragraphs` text: runs of non-blank lines."""
-    leaves: list[tuple[BlockKind, int, int, bool, str]] = []
-    run_start = -1
-    for line in range(len(starts) + 1):
-        if line < len(starts) and text[starts[line] : _line_end(text, starts, line)].strip(" \t"):
-            if run_start < 0:
-                run_start = line
-        elif run_start >= 0:
-            leaves.append(("paragraph", run_start, line, False, ""))
-            run_start = -1
-    return leaves
-
-
-def _leaf_blocks(text: str, starts: list[int]) -> list[tuple[BlockKind, int, int, bool, str]]:
+def _leaf_blocks(text: str, starts: list[int]) -> list[Leaf]:
     """(kind, first line, end line exclusive, quoted, markup) for each leaf block.
 
     YAML front matter (``---`` ... ``---`` at the very top) is metadata, not
@@ -234,20 +184,17 @@ def _leaf_blocks(text: str, starts: list[int]) -> list[tuple[BlockKind, int, int
     """
     front = _FRONT_MATTER.match(text)
     if front is None:
-        head: list[tuple[BlockKind, int, int, bool, str]] = []
+        head: list[Leaf] = []
     else:
         lines = text.count("\n", 0, front.end()) + (not front.group().endswith("\n"))
         head = [("code", 0, lines, False, "")]
         text = _NOT_NEWLINE.sub(" ", front.group()) + text[front.end() :]
-    if plain_paragraphs(text):
-        return head + _paragraph_leaves(text, starts)
-    return head + _markdown_it_leaves(text, starts)
+    leaves = simple_leaves(text, starts)
+    return head + (leaves if leaves is not None else _markdown_it_leaves(text, starts))
 
 
-def _markdown_it_leaves(
-    text: str, starts: list[int]
-) -> list[tuple[BlockKind, int, int, bool, str]]:
-    leaves: list[tuple[BlockKind, int, int, bool, str]] = []
+def _markdown_it_leaves(text: str, starts: list[int]) -> list[Leaf]:
+    leaves: list[Leaf] = []
     depth = 0
     for tok in _parser().parse(text):
         kind = tok.type
@@ -278,7 +225,7 @@ def _markdown_it_leaves(
         blank = (
             line >= len(starts)
             or covered[line]
-            or not text[starts[line] : _line_end(text, starts, line)].strip()
+            or not text[starts[line] : line_end(text, starts, line)].strip()
         )
         if blank:
             if run_start >= 0:
@@ -300,14 +247,14 @@ def parse_markdown(text: str) -> Document:
         last = min(last, len(starts))
         if last <= first:
             continue
-        start, end = starts[first], _line_end(text, starts, last - 1)
+        start, end = starts[first], line_end(text, starts, last - 1)
         if kind == "code":
             code_blocks.append((start, end))
             blocks.append(Block("code", start, end, start, end, -1, start, end, quoted))
             continue
         if kind == "table_row":
             for row in range(first, last):
-                r_start, r_end = starts[row], _line_end(text, starts, row)
+                r_start, r_end = starts[row], line_end(text, starts, row)
                 c_start = _PREFIX.match(text, r_start, r_end).end()  # type: ignore[union-attr]
                 body = row >= first + 2
                 blocks.append(
@@ -319,7 +266,7 @@ def parse_markdown(text: str) -> Document:
         c_end = end
         if kind == "heading":
             if markup in ("=", "-"):  # setext: the last line is the underline
-                c_end = _line_end(text, starts, last - 2) if last - first >= 2 else end
+                c_end = line_end(text, starts, last - 2) if last - first >= 2 else end
             else:
                 atx = _ATX_OPEN.match(text, c_start, end)
                 c_start = atx.end() if atx else c_start

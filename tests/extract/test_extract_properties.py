@@ -16,12 +16,9 @@ from citecal.extract import (
     parse_citation_group,
     split_sentences,
 )
-from citecal.extract._markdown import (
-    _markdown_it_leaves,
-    _paragraph_leaves,
-    line_starts,
-    plain_paragraphs,
-)
+from citecal.extract._lines import line_starts
+from citecal.extract._markdown import _markdown_it_leaves
+from citecal.extract._simple import simple_leaves
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -234,17 +231,26 @@ def test_never_splits_inside_names_versions_code_citations(
     assert [text[s:e] for s, e in split_sentences(text)] == sentences
 
 
-PLAINISH = st.lists(
-    st.sampled_from(
-        [*"aaaaBBB  \n\n\n.,!?`[]():;\"'\t-#>*_=|<~1\x0c\xa0", "\r\n", "    ", "[a.py:1]", "1. "]
-    ),
-    max_size=80,
-).map("".join)
+SIMPLE_LINES = st.sampled_from(
+    [
+        *("- a", "* b [a.py:1]", "+ c", "1. d", "2. e", "1) f", "10. g", "3) h"),
+        *("# h", "## h #", "###### x", "####### x", "#5 x", "#", "#\tx"),
+        *("plain text.", "**bold** x", "__init__ y", "1.5 m", "2024. x", ":x", "=x"),
+        *("", "   ", "\t", "\x0c", "\xa0x"),
+        *("-", "- ", "--", "---", "***", "* * *", "_ _ _", "===", "-\tx", "1.", "1.\tx"),
+        *("> q", "```", "~~~", "<div>", "<!-- c -->", "[x]: y", "    code", "  two", "\tcode"),
+        *("- # x", "- > x", "- 1. x", "- - x", "- [ ] task", "- [x]: y", "-     code", "- ***"),
+    ]
+)
+SIMPLEISH = st.tuples(
+    st.lists(SIMPLE_LINES, max_size=12), st.sampled_from(["\n", "\r\n", "\r"])
+).map(lambda t: t[1].join(t[0]))
 
 
 @SETTINGS
-@given(PLAINISH)
-def test_plain_paragraph_shortcut_matches_markdown_it(text: str) -> None:
-    assume(plain_paragraphs(text))
+@given(SIMPLEISH)
+def test_simple_structure_shortcut_matches_markdown_it(text: str) -> None:
     starts = line_starts(text)
-    assert _paragraph_leaves(text, starts) == _markdown_it_leaves(text, starts)
+    leaves = simple_leaves(text, starts)
+    assume(leaves is not None)
+    assert leaves == _markdown_it_leaves(text, starts)
