@@ -63,6 +63,7 @@ _ALNUM = re.compile(r"[^\W_]")
 _ADJACENT = re.compile(r"[\s,;]*+")
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _TRAILING = " \t.,;:"
+_MARKUP = ("*", "<", "[", "(")  # what _clean may rewrite besides whitespace
 _LABEL = re.compile(r"[^\W\d_][\w ]{0,30}:")
 
 
@@ -134,7 +135,7 @@ class _Normaliser:
         if (
             i < len(spans)
             and spans[i][0] < end
-            and ("*" in prose or "](" in prose or "<" in prose or row or (quoted and ">" in prose))
+            and (row or (quoted and ">" in prose) or any(c in prose for c in _MARKUP))
         ):  # markup to remove next to code that must stay verbatim
             result = self._with_code(start, end, i, quoted, row, html, groups)
         else:

@@ -60,6 +60,10 @@ def claims(text: str) -> list[tuple[str, str]]:
             "The `**kwargs` and `*args` are passed on",
         ),
         ("The **bold** `*args*` stay [a.py:1].", "The bold `*args*` stay"),
+        ("The `login()` function returns [a.py:1].", "The `login()` function returns"),
+        ("The `a[^1]` and `f( )` code stays [a.py:1].", "The `a[^1]` and `f( )` code stays"),
+        ("Calls `run()` (see [a.py:1]).", "Calls `run()` (see)"),
+        ("Calls `run()` ([a.py:1]).", "Calls `run()`"),
         (
             "The  `login`\n  function   checks [a.py:1] passwords.",
             "The `login` function checks passwords",
