@@ -165,6 +165,28 @@ def test_no_citations_inside_inline_code(cit: Rendered, ticks: int, words: list[
     assert code in found[0].claim_text
 
 
+CODE_BODIES = st.text("abcXY_()[]^*<>|!#:;,.- ", min_size=1, max_size=10).filter(
+    lambda b: b.strip() == b and b  # no edge spaces: CommonMark would strip one
+)
+
+
+@SETTINGS
+@given(
+    st.lists(st.tuples(WORDS, CODE_BODIES), min_size=1, max_size=3),
+    citation_texts(),
+    st.sampled_from(["- ", "", "> ", "1. ", "# "]),
+)
+def test_code_spans_survive_in_claims(
+    parts: list[tuple[list[str], str]], cit: Rendered, prefix: str
+) -> None:
+    code = [f"`{body}`" for _, body in parts]
+    sentence = " ".join(f"{' '.join(words)} {c}" for (words, _), c in zip(parts, code, strict=True))
+    text = f"{prefix}The {sentence} here ([{cit.text}])."
+    [found] = extract_citations(text)
+    for c in code:  # verbatim, but for whitespace runs (collapsed everywhere in claims)
+        assert " ".join(c.split()) in found.claim_text
+
+
 # --------------------------------------------------------------------------- sentence splitter
 
 
