@@ -87,7 +87,7 @@ class Document:
     backticks around :data:`INLINE_FILL` letters, so regexes over ``scan``
     never see inside code yet still see that code was there.
     ``code_spans`` lists inline code spans (start, end) in order, ``hidden``
-    the regions blanked entirely: code blocks and HTML comments.
+    the regions blanked entirely: code blocks, front matter, HTML comments.
     """
 
     text: str
@@ -342,7 +342,7 @@ def _run_len(text: str, s: int) -> int:
 
 
 def mask_code(text: str) -> str:
-    """``text`` with code blocks, inline code spans and HTML comments blanked.
+    """``text`` with code blocks, inline code spans, HTML comments and front matter blanked.
 
     The result has the same length and the same line breaks, so offsets found
     in it are offsets in ``text``; use it to scan prose without matching code.
