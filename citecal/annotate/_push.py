@@ -65,6 +65,7 @@ class PushSummary:
     skipped: int
     failed: int
     seconds: float
+    upload_seconds: float = 0.0
     skipped_reasons: tuple[tuple[str, str], ...] = ()
     failures: tuple[str, ...] = field(default=())
 
@@ -165,17 +166,18 @@ def existing_record_ids(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -
 
 def _send(
     client: rg.Argilla, dataset: rg.Dataset, models: list[Any], retries: int
-) -> Exception | None:
-    """Upsert one batch, retrying transport and server errors; the last error or None."""
+) -> tuple[Exception | None, int]:
+    """Upsert one batch, retrying transport and 5xx errors; (last error or None, attempts)."""
     for attempt in range(retries + 1):
         try:
             client.api.records.bulk_upsert(dataset_id=dataset.id, records=models)
-            return None
+            return None, attempt + 1
         except (httpx.TransportError, ArgillaAPIError) as exc:
-            if attempt == retries:
-                return exc
+            rejected = isinstance(exc, ArgillaAPIError) and exc.status_code < 500
+            if rejected or attempt == retries:  # a rejected batch fails the same way again
+                return exc, attempt + 1
             time.sleep(min(8.0, 0.5 * 2**attempt))
-    return None
+    return None, retries + 1
 
 
 def upsert_batches(
@@ -207,13 +209,13 @@ def upsert_batches(
         }
         for future in as_completed(futures):
             n, batch = futures[future]
-            error = future.result()
+            error, attempts = future.result()
             if error is not None:
                 failed.update(r.id for r in batch)
                 first = n * size + 1
                 failures.append(
-                    f"records {first}-{first + len(batch) - 1} failed after {retries + 1} "
-                    f"attempts: {type(error).__name__}: {str(error)[:200]}"
+                    f"records {first}-{first + len(batch) - 1} failed after {attempts} "
+                    f"attempt(s): {type(error).__name__}: {str(error)[:200]}"
                 )
             if progress is not None:
                 progress(len(batch))
@@ -256,6 +258,7 @@ def push_evaluation(
     dataset, created_dataset = ensure_dataset(client, dataset_name, ws, settings, config.api_url)
     before = set() if created_dataset else existing_record_ids(client, dataset, config.api_url)
     tick = progress(len(built.records)) if progress is not None else None
+    t_upload = time.perf_counter()
     with argilla_errors(config.api_url):
         failed_ids, failures = upsert_batches(
             client, dataset, built.records, batch_size or config.batch_size, tick
@@ -272,6 +275,7 @@ def push_evaluation(
         skipped=len(built.skipped) + (len(valid) - len(chosen)),
         failed=len(failed_ids),
         seconds=time.perf_counter() - t0,
+        upload_seconds=time.perf_counter() - t_upload,
         skipped_reasons=built.skipped,
         failures=tuple(failures),
     )

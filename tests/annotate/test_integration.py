@@ -495,3 +495,29 @@ def test_annotator_sees_the_claim_and_its_code_in_the_browser(
     assert first_cited and first_cited in body
     assert "Does the cited code support the claim?" in body
     assert shot.stat().st_size > 10_000
+
+
+def test_a_rejected_batch_is_reported_and_the_others_still_land(env: Env) -> None:
+    from dataclasses import replace
+
+    from citecal.annotate import build_records, load_spec, to_settings
+    from citecal.annotate._push import ensure_dataset, upsert_batches
+
+    spec = load_spec()
+    records = list(build_records(env.result, spec).records[:12])
+    bad = records[7]
+    records[7] = replace(bad, metadata={**bad.metadata, "judge_score": 7.0})  # max is 1
+    ws = env.owner.workspaces(env.workspace)
+    settings = to_settings(spec, 1, env.owner)
+    dataset, created = ensure_dataset(env.owner, env.dataset + "_fail", ws, settings, env.stack.url)
+    assert created
+    done: list[int] = []
+    failed, messages = upsert_batches(env.owner, dataset, records, 5, done.append, retries=1)
+    assert failed == {r.id for r in records[5:10]}
+    assert len(messages) == 1 and messages[0].startswith(
+        "records 6-10 failed after 1 attempt(s)"
+    )  # 4xx: no retry
+    assert "UnprocessableEntityError" in messages[0]
+    assert sorted(done) == [2, 5, 5]
+    landed = set(server_ids(env.owner, dataset))
+    assert landed == {r.id for r in records[:5] + records[10:]}
