@@ -155,7 +155,10 @@ def test_ids_stable_across_runs(
 def test_table_output_shows_summary_and_failures(example_report: Path, example_repo: Path) -> None:
     code, out, _ = run("eval", str(example_report), "--repo", str(example_repo), "--no-llm")
     assert code == 0
-    assert "Valid" in out and "Failed citations" in out and "[shopcart/passwords.py:1-20]" in out
+    assert "Valid" in out and "Failed citations" in out
+    failed_part = out.split("Failed citations", 1)[1]
+    assert "[shopcart/passwords.py:1-20]" in failed_part and "File not found" in failed_part
+    assert "[web/public/logo.png:1-3]" in failed_part and "remove_citation" in failed_part
 
 
 def test_markdown_output(example_report: Path, example_repo: Path) -> None:

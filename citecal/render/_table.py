@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from citecal.models import EvalResult
 from citecal.render._format import SUMMARY_ROWS, outcome_label, pct, shorten
@@ -75,7 +76,10 @@ def _failed_table(result: EvalResult, width: int) -> Table:
     for r in result.failed_citations:
         why = r.error or r.hint or r.reasoning or ""
         table.add_row(
-            r.citation, r.failure_type or "", r.suggested_action or "", shorten(why, width)
+            Text(r.citation),
+            r.failure_type or "",
+            r.suggested_action or "",
+            Text(shorten(why, width)),
         )
     return table
 
