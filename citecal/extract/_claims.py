@@ -56,7 +56,11 @@ _EM_STAR = re.compile(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])")
 _SPACE = re.compile(r"\s+")
 _SPACE_PUNCT = re.compile(r" (?=[.,;:!?)](?:[\s.,;:!?)]|$))")
 _FOOTNOTE = re.compile(r"\[\^[^\[\]\s]*\]:?")
-_EMPTY_PARENS = re.compile(r"\((?:\s*+[,;]?)*+\s*+\)")
+# Parentheses a removed citation leaves empty: "( )", "(see )", "(cf. , )".
+_EMPTY_PARENS = re.compile(
+    r"\(\s*+(?:(?:see|see also|cf\.?|e\.g\.|ref\.?|source|sources)\s*+:?)?[\s,;]*+\)",
+    re.IGNORECASE,
+)
 _PIPE = re.compile(r" ?(?<!\\)\| ?")  # applied after whitespace is collapsed
 _EMPTY_CELLS = re.compile(r"(?<! \|)(?: \|)++ ")
 _ALNUM = re.compile(r"[^\W_]")
@@ -91,7 +95,7 @@ def _clean(piece: str, quoted: bool, row: bool, html: bool = False) -> str:
     if "[^" in piece:
         piece = _FOOTNOTE.sub("", piece)
     if "(" in piece:
-        piece = _EMPTY_PARENS.sub("", piece)  # "(see [a.py:3])" leaves "( )"
+        piece = _EMPTY_PARENS.sub("", piece)
     piece = _SPACE.sub(" ", piece)
     if row:
         piece = _PIPE.sub(" | ", piece)
@@ -244,7 +248,7 @@ def _build(text: str) -> _Extraction:
             )
         here = len(sentences) - 1 if block.claimable else -1
         if not unit.groups:
-            if _ALNUM.search(claim):
+            if _ALNUM.search(claim) and not _is_label(full, claim):  # "Sources:" claims nothing
                 last_claim, last_index = claim, here
             continue
         if not _ALNUM.search(claim) or (

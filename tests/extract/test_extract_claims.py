@@ -62,8 +62,12 @@ def claims(text: str) -> list[tuple[str, str]]:
         ("The **bold** `*args*` stay [a.py:1].", "The bold `*args*` stay"),
         ("The `login()` function returns [a.py:1].", "The `login()` function returns"),
         ("The `a[^1]` and `f( )` code stays [a.py:1].", "The `a[^1]` and `f( )` code stays"),
-        ("Calls `run()` (see [a.py:1]).", "Calls `run()` (see)"),
+        ("Calls `run()` (see [a.py:1]).", "Calls `run()`"),
         ("Calls `run()` ([a.py:1]).", "Calls `run()`"),
+        ("Errors are wrapped (see [a.py:1]).", "Errors are wrapped"),
+        ("Errors are wrapped (cf. [a.py:1]).", "Errors are wrapped"),
+        ("Errors are wrapped (Source: [a.py:1]).", "Errors are wrapped"),
+        ("Errors are wrapped (see below) [a.py:1].", "Errors are wrapped (see below)"),
         (
             "The  `login`\n  function   checks [a.py:1] passwords.",
             "The `login` function checks passwords",
@@ -78,7 +82,7 @@ def claims(text: str) -> list[tuple[str, str]]:
         ("The value `a  b` collapses [a.py:1].", "The value `a b` collapses"),
         ("Hidden <!-- comment --> text is dropped [a.py:1].", "Hidden text is dropped"),
         ("The parser[a.py:1]tokenizes input.", "The parser tokenizes input"),
-        ("The parser tokenizes input (see [a.py:1]).", "The parser tokenizes input (see)"),
+        ("The parser tokenizes input (see [a.py:1]).", "The parser tokenizes input"),
         ("The parser tokenizes input ([a.py:1]).", "The parser tokenizes input"),
         ("The parser tokenizes input[^1] [a.py:1].", "The parser tokenizes input"),
         ("[^1]: The parser tokenizes input [a.py:1].", "The parser tokenizes input"),
@@ -230,6 +234,7 @@ def test_citation_only_list_items_fall_back_to_previous_sentence() -> None:
         "The `login` function checks the password.\n\n**Source:** [a.py:1-5]",
         "The `login` function checks the password. See also: [a.py:1-5].",
         "The `login` function checks the password.\n\n- [a.py:1-5]",
+        "The `login` function checks the password.\n\nSources:\n\n- [a.py:1-5]",
     ],
 )
 def test_label_or_bare_citation_backs_previous_sentence(text: str) -> None:
