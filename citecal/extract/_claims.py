@@ -248,7 +248,7 @@ def _build(text: str) -> _Extraction:
             )
         here = len(sentences) - 1 if block.claimable else -1
         if not unit.groups:
-            if _ALNUM.search(claim) and not _is_label(full, claim):  # "Sources:" claims nothing
+            if _ALNUM.search(claim):
                 last_claim, last_index = claim, here
             continue
         if not _ALNUM.search(claim) or (

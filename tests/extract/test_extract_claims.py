@@ -234,7 +234,6 @@ def test_citation_only_list_items_fall_back_to_previous_sentence() -> None:
         "The `login` function checks the password.\n\n**Source:** [a.py:1-5]",
         "The `login` function checks the password. See also: [a.py:1-5].",
         "The `login` function checks the password.\n\n- [a.py:1-5]",
-        "The `login` function checks the password.\n\nSources:\n\n- [a.py:1-5]",
     ],
 )
 def test_label_or_bare_citation_backs_previous_sentence(text: str) -> None:
@@ -247,6 +246,12 @@ def test_label_or_bare_citation_backs_previous_sentence(text: str) -> None:
 def test_label_without_previous_sentence_keeps_label() -> None:
     [c] = extract_citations("Source: [a.py:1-5]")
     assert c.claim_text == "Source"
+
+
+def test_bibliography_list_under_a_label_gets_the_label() -> None:
+    # A "Sources:" list cites no particular sentence: say so rather than guess.
+    text = "The `login` function checks the password.\n\nSources:\n\n- [a.py:1-5]\n- [b.py:2]"
+    assert claims(text) == [("[a.py:1-5]", "Sources"), ("[b.py:2]", "Sources")]
 
 
 def test_runaway_sentence_gives_each_citation_local_text() -> None:
