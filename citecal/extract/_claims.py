@@ -4,8 +4,9 @@ Claim text is what verifiers read, so it is normalised the same way
 everywhere: citation brackets removed, whitespace collapsed (inside code
 spans too), the container prefix of the block's first line (``- ``, ``1. ``,
 ``> ``, ``[ ]``, heading ``#``) and blockquote markers dropped, ``**`` and
-paired single-``*`` emphasis removed, links reduced to their text, trailing
-``.``/``,``/``;``/``:`` stripped. Backticks stay: code spans are the
+paired single-``*`` emphasis removed, links reduced to their text, HTML
+comments, footnote markers and parentheses left empty (``(see [a.py:3])``)
+dropped, trailing ``.``/``,``/``;``/``:`` stripped. Backticks stay: code spans are the
 strongest evidence the extractive verifier has. Underscores stay too, since
 ``__init__`` and ``snake_case`` written without backticks are names, not
 emphasis.
