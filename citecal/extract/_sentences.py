@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -179,9 +178,13 @@ def clause_cuts(scan: str, groups: tuple[CitationGroup, ...]) -> list[tuple[int,
     return cuts
 
 
-@lru_cache(maxsize=2)
 def analyse(text: str) -> tuple[Document, tuple[Unit, ...]]:
-    """Parse ``text`` and cut it into units; cached because the pipeline asks twice."""
+    """Parse ``text`` and cut it into units.
+
+    Not cached: the units are intermediate, and freeing them as soon as
+    claims are built keeps a large report's live object count (and every
+    later garbage-collection pass) small; :mod:`._claims` caches its result.
+    """
     with paused_gc():
         return _analyse(text)
 
