@@ -46,10 +46,12 @@ def cli() -> None:
 
 # Commands register here, one line each (keep sorted by command name).
 # -- commands --
+from citecal.commands.calibrate import calibrate_command  # noqa: E402
 from citecal.commands.eval import eval_command  # noqa: E402
 from citecal.commands.pull import pull_command  # noqa: E402
 from citecal.commands.push import push_command  # noqa: E402
 
+cli.add_command(calibrate_command)
 cli.add_command(eval_command)
 cli.add_command(pull_command)
 cli.add_command(push_command)

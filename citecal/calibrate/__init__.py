@@ -1,0 +1,46 @@
+"""Judge-human calibration: agreement, kappas, ρ, reliability, disagreements, comparisons.
+
+Reads the annotation table written by ``citecal pull`` (DESIGN.md) and
+computes every figure of DESIGN.md "Calibration definitions" with bootstrap
+confidence intervals, the human ceiling, disagreement categories and a paired
+comparison of two judges.
+"""
+
+from citecal.calibrate._compare import compare_judges
+from citecal.calibrate._disagreements import categorise, category_counts
+from citecal.calibrate._metrics import compute_metrics
+from citecal.calibrate._models import (
+    CATEGORY_HELP,
+    CalibrationReport,
+    Comparison,
+    Confusion,
+    Disagreement,
+    FlippedRecord,
+    MetricDiff,
+    Metrics,
+)
+from citecal.calibrate._report import DEFAULT_BY, GROUP_COLUMNS, calibrate, calibrate_frame
+from citecal.calibrate._table import language_of, load_annotations, prepare, read_table
+
+__all__ = [
+    "CATEGORY_HELP",
+    "DEFAULT_BY",
+    "GROUP_COLUMNS",
+    "CalibrationReport",
+    "Comparison",
+    "Confusion",
+    "Disagreement",
+    "FlippedRecord",
+    "MetricDiff",
+    "Metrics",
+    "calibrate",
+    "calibrate_frame",
+    "categorise",
+    "category_counts",
+    "compare_judges",
+    "compute_metrics",
+    "language_of",
+    "load_annotations",
+    "prepare",
+    "read_table",
+]

@@ -1,0 +1,280 @@
+"""Self-contained HTML calibration report with embedded matplotlib plots.
+
+One file, no external assets: plots are PNGs inlined as base64 ``data:`` URIs
+so the report can be attached to a CI run or mailed. Plots: confusion heat
+map, reliability diagram (judge score vs human support), per-group bars with
+CIs, and for comparisons the A/B figures with paired CIs.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from io import BytesIO
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport, Comparison, Metrics
+from citecal.calibrate._render import figure_rows, fmt, fmt_ci
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
+color:#222;line-height:1.4}
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
+td,th{border:1px solid #ddd;padding:.25rem .5rem;vertical-align:top;text-align:left}
+th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.plots{display:flex;flex-wrap:wrap;gap:1rem}.plots img{max-width:520px;border:1px solid #eee}
+pre{white-space:pre-wrap;margin:0;font-size:.8rem;max-height:12rem;overflow:auto}
+.note{color:#666}
+"""
+
+
+def _png(fig: Figure) -> str:
+    buf = BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def confusion_plot(m: Metrics) -> str:
+    """2 × 2 heat map of judge verdict against human support."""
+    c = m.confusion
+    grid = np.array([[c.tp, c.fn], [c.fp, c.tn]], dtype=float)
+    fig, ax = plt.subplots(figsize=(4, 3.4))
+    ax.imshow(grid, cmap="Blues")
+    for (i, j), v in np.ndenumerate(grid):
+        color = "white" if v > grid.max() / 2 else "black"
+        ax.text(j, i, f"{int(v)}", ha="center", va="center", color=color, fontsize=14)
+    ax.set_xticks([0, 1], ["judge: supports", "judge: not"])
+    ax.set_yticks([0, 1], ["human ≥ 2", "human ≤ 1"])
+    ax.set_title("Confusion (pairs)")
+    return _png(fig)
+
+
+def reliability_plot(m: Metrics) -> str | None:
+    """Reliability diagram: mean judge score per bin vs the share of humans saying supports."""
+    if not m.reliability:
+        return None
+    x = [b.mean_judge_score for b in m.reliability]
+    y = [b.human_support_rate for b in m.reliability]
+    n = [b.n for b in m.reliability]
+    fig, ax = plt.subplots(figsize=(4.4, 3.6))
+    ax.plot([0, 1], [0, 1], ls="--", color="#999", label="perfectly calibrated")
+    ax.plot(x, y, marker="o", color="#1f77b4", label="judge")
+    for xi, yi, ni in zip(x, y, n, strict=True):
+        ax.annotate(f"n={ni}", (xi, yi), textcoords="offset points", xytext=(4, -10), fontsize=7)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("judge support score")
+    ax.set_ylabel("share of humans scoring ≥ 2")
+    ax.set_title("Reliability diagram")
+    ax.legend(loc="upper left", fontsize=8)
+    return _png(fig)
+
+
+def group_plot(by: str, values: dict[str, Metrics]) -> str | None:
+    """Agreement and ρ per group value, with their 95% CIs as error bars."""
+    if not values:
+        return None
+    names = list(values)
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(names) + 2), 3.4))
+    width = 0.38
+    pos = np.arange(len(names))
+    for k, (metric, label) in enumerate((("agreement_rate", "agreement"), ("spearman_rho", "ρ"))):
+        vals = [getattr(values[v], metric) for v in names]
+        heights = [0.0 if h is None else h for h in vals]
+        err = np.zeros((2, len(names)))
+        for i, v in enumerate(names):
+            ci = values[v].ci.get(metric)
+            if ci and vals[i] is not None:
+                err[0, i] = max(0.0, heights[i] - ci[0])
+                err[1, i] = max(0.0, ci[1] - heights[i])
+        ax.bar(pos + (k - 0.5) * width, heights, width, yerr=err, capsize=3, label=label)
+    ax.set_xticks(pos, names, rotation=20, ha="right")
+    ax.set_ylim(min(0.0, ax.get_ylim()[0]), 1.05)
+    ax.set_title(f"By {by} (95% CI)")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def comparison_plot(c: Comparison) -> str:
+    """B − A for every compared figure with the paired bootstrap CI."""
+    names = list(c.figures)
+    diffs = [c.figures[n].diff or 0.0 for n in names]
+    err = np.zeros((2, len(names)))
+    for i, n in enumerate(names):
+        ci = c.figures[n].ci
+        if ci:
+            err[0, i] = max(0.0, diffs[i] - ci[0])
+            err[1, i] = max(0.0, ci[1] - diffs[i])
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    colors = ["#2ca02c" if d >= 0 else "#d62728" for d in diffs]
+    ax.bar(names, diffs, yerr=err, capsize=4, color=colors)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_title("B − A (paired 95% CI)")
+    ax.tick_params(axis="x", rotation=20)
+    return _png(fig)
+
+
+def _table(header: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
+    numeric = numeric or set()
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{html.escape(c)}</td>' if i in numeric else f"<td>{c}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def render_html(report: CalibrationReport) -> str:
+    """The whole report as one HTML document."""
+    e = html.escape
+    m = report.overall
+    plots = [confusion_plot(m), reliability_plot(m)]
+    plots += [group_plot(by, values) for by, values in report.groups.items()]
+    imgs = "".join(f'<img alt="plot" src="{p}">' for p in plots if p)
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        f"<title>citecal calibration: {e(report.input)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>Judge calibration: {e(report.input)}</h1>",
+        f"<p>{m.n_records} records, {m.n_annotations} annotations, {m.n_annotators} annotators, "
+        f"{m.n_reports} reports. 95% CIs from a cluster bootstrap by report "
+        f"({report.settings.get('bootstrap_resamples')} resamples).</p>",
+        _table(
+            ["Figure", "Value", "95% CI"],
+            [[e(a), b, c] for a, b, c in figure_rows(m)],
+            numeric={1, 2},
+        ),
+        f'<h2>Plots</h2><div class="plots">{imgs}</div>',
+    ]
+    for by, values in report.groups.items():
+        rows = [
+            [
+                e(v),
+                str(g.n_annotations),
+                fmt(g.agreement_rate),
+                fmt_ci(g.ci.get("agreement_rate")),
+                fmt(g.cohen_kappa),
+                fmt(g.weighted_kappa),
+                fmt(g.spearman_rho),
+                fmt_ci(g.ci.get("spearman_rho")),
+                fmt(g.calibrated),
+            ]
+            for v, g in values.items()
+        ]
+        parts.append(f"<h2>By {e(by)}</h2>")
+        parts.append(
+            _table(
+                [
+                    "Group",
+                    "n",
+                    "Agreement",
+                    "95% CI",
+                    "κ",
+                    "Weighted κ",
+                    "ρ",
+                    "95% CI",
+                    "Calibrated",
+                ],
+                rows,
+                numeric=set(range(1, 9)),
+            )
+        )
+    parts.append(f"<h2>Disagreements ({len(report.disagreements)})</h2>")
+    parts.append(
+        _table(
+            ["Category", "Count", "Meaning"],
+            [[e(k), str(v), e(CATEGORY_HELP[k])] for k, v in report.categories.items()],
+            numeric={1},
+        )
+    )
+    if report.disagreements:
+        parts.append(
+            _table(
+                [
+                    "Type",
+                    "Category",
+                    "Citation",
+                    "Claim",
+                    "Cited code",
+                    "Judge",
+                    "Human",
+                    "Reasoning",
+                    "Notes",
+                ],
+                [
+                    [
+                        e(d.type),
+                        e(d.category),
+                        e(d.citation or ""),
+                        e(d.claim or ""),
+                        f"<pre>{e(d.cited_code or '')}</pre>",
+                        e(f"{d.judge_verdict or ''} {fmt(d.judge_score, 2)}"),
+                        str(d.human_score),
+                        e(d.reasoning or ""),
+                        e(" ".join(x for x in (d.notes, d.correction) if x)),
+                    ]
+                    for d in report.disagreements
+                ],
+                numeric={6},
+            )
+        )
+    if report.compare is not None:
+        c = report.compare
+        parts.append(f"<h2>Comparison: B = {e(c.b)} vs A = {e(c.a)}</h2>")
+        parts.append(
+            _table(
+                ["Figure", "A", "B", "B − A", "95% CI (paired)"],
+                [
+                    [e(n), fmt(d.a), fmt(d.b), fmt(d.diff), fmt_ci(d.ci)]
+                    for n, d in c.figures.items()
+                ],
+                numeric={1, 2, 3, 4},
+            )
+        )
+        verdict = (
+            "B is significantly worse"
+            if c.significantly_worse
+            else "B is significantly better"
+            if c.significantly_better
+            else "no significant difference"
+        )
+        parts.append(
+            f"<p>McNemar exact test on records: only A right {c.mcnemar_b01}, only B right "
+            f"{c.mcnemar_b10}, p = {fmt(c.mcnemar_p)}: <b>{verdict}</b>.</p>"
+        )
+        parts.append(f'<div class="plots"><img alt="comparison" src="{comparison_plot(c)}"></div>')
+        if c.flipped:
+            parts.append(
+                _table(
+                    ["Record", "Effect", "A", "B", "Human median", "Claim", "Citation"],
+                    [
+                        [
+                            e(f.record_id),
+                            e(f.effect),
+                            e(f.verdict_a or ""),
+                            e(f.verdict_b or ""),
+                            fmt(f.human_median, 1),
+                            e(f.claim or ""),
+                            e(f.citation or ""),
+                        ]
+                        for f in c.flipped
+                    ],
+                )
+            )
+    if m.notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in m.notes) + "</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,110 @@
+"""Assemble a :class:`CalibrationReport`: overall figures, breakdowns, disagreements."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from citecal.calibrate._compare import compare_judges
+from citecal.calibrate._disagreements import categorise, category_counts, to_records
+from citecal.calibrate._metrics import compute_metrics
+from citecal.calibrate._models import CalibrationReport, Metrics
+from citecal.calibrate._table import load_annotations
+from citecal.config import CalibrationConfig
+from citecal.errors import InputError
+
+GROUP_COLUMNS: dict[str, str] = {
+    "mode": "mode",
+    "model": "judge_model",
+    "prompt_version": "prompt_version",
+    "language": "language",
+    "report": "report_id",
+}
+"""``--by`` names and the table column each one groups on."""
+
+DEFAULT_BY: tuple[str, ...] = ("mode", "model", "prompt_version")
+"""Breakdowns DESIGN.md asks for when the user names none."""
+
+MISSING_GROUP = "(none)"
+
+
+def group_metrics(df: pd.DataFrame, by: str, config: CalibrationConfig) -> dict[str, Metrics]:
+    """Figures per value of one ``--by`` dimension (missing values grouped as "(none)")."""
+    if by not in GROUP_COLUMNS:
+        raise InputError(f"cannot group by {by!r}: use one of {', '.join(GROUP_COLUMNS)}")
+    keys = df[GROUP_COLUMNS[by]].fillna(MISSING_GROUP).astype(str)
+    return {
+        str(value): compute_metrics(part, config) for value, part in df.groupby(keys, sort=True)
+    }
+
+
+def calibrate_frame(
+    df: pd.DataFrame,
+    *,
+    input_name: str,
+    by: Sequence[str] = DEFAULT_BY,
+    config: CalibrationConfig | None = None,
+    compare: pd.DataFrame | None = None,
+    compare_name: str = "B",
+) -> CalibrationReport:
+    """Calibrate a prepared annotation table (see :func:`citecal.calibrate.prepare`).
+
+    Args:
+        df: prepared table, one row per (record, annotator).
+        input_name: what to call the input in the report (usually its path).
+        by: breakdown dimensions (``mode``, ``model``, ``prompt_version``,
+            ``language``, ``report``).
+        config: thresholds and bootstrap settings.
+        compare: a second prepared table judged by another prompt or model.
+        compare_name: what to call it.
+    """
+    config = config or CalibrationConfig()
+    mismatch = categorise(df)
+    return CalibrationReport(
+        input=input_name,
+        overall=compute_metrics(df, config),
+        groups={name: group_metrics(df, name, config) for name in dict.fromkeys(by)},
+        disagreements=to_records(mismatch),
+        categories=category_counts(mismatch),
+        compare=(
+            None
+            if compare is None
+            else compare_judges(df, compare, name_a=input_name, name_b=compare_name, config=config)
+        ),
+        settings={
+            "spearman_threshold": config.spearman_threshold,
+            "ceiling_margin": config.ceiling_margin,
+            "bootstrap_resamples": config.bootstrap_resamples,
+            "seed": config.seed,
+        },
+    )
+
+
+def calibrate(
+    path: Path | str,
+    *,
+    by: Sequence[str] = DEFAULT_BY,
+    config: CalibrationConfig | None = None,
+    compare: Path | str | None = None,
+) -> CalibrationReport:
+    """Read an annotation table and calibrate the judge against its annotators.
+
+    Raises:
+        InputError: unreadable or malformed table (missing columns, scores
+            outside 0–3, duplicate rows), or an unknown ``by`` name.
+    """
+    for name in by:
+        if name not in GROUP_COLUMNS:
+            raise InputError(f"cannot group by {name!r}: use one of {', '.join(GROUP_COLUMNS)}")
+    df = load_annotations(path)
+    other = load_annotations(compare) if compare is not None else None
+    return calibrate_frame(
+        df,
+        input_name=str(path),
+        by=by,
+        config=config,
+        compare=other,
+        compare_name=str(compare) if compare is not None else "B",
+    )

@@ -1,0 +1,248 @@
+"""Read and validate the annotation table (DESIGN.md "Annotation table").
+
+The table comes from ``citecal pull`` (Parquet) or from another tool (CSV,
+JSONL). Everything that can be wrong with it is caught here, once, and turned
+into a one-line :class:`~citecal.errors.InputError`; the statistics modules can
+then assume clean columns. :func:`prepare` also derives the columns every
+figure needs (judge support score, binary verdicts, 0–3 judge score,
+language), so the judge-score mapping lives in exactly one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pandas as pd
+
+from citecal.errors import InputError
+from citecal.models import VERDICT_CONFIDENCE_SCORE
+from citecal.source import language_for_path
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("record_id", "report_id", "annotator", "human_score")
+"""Columns without which no figure can be computed."""
+
+JUDGE_COLUMNS: tuple[str, ...] = ("llm_verdict", "llm_score")
+"""At least one of these must be present: the judge's answer."""
+
+OPTIONAL_TEXT_COLUMNS: tuple[str, ...] = (
+    "citation",
+    "claim",
+    "cited_code",
+    "mode",
+    "judge_model",
+    "prompt_version",
+    "llm_confidence",
+    "line_range",
+    "notes",
+    "submitted_at",
+    "reasoning",
+    "correction",
+    "extractive_verdict",
+)
+
+_VERDICTS = frozenset({"supports", "partial", "not_supports", "unverified"})
+_CONFIDENCES = frozenset({"high", "medium", "low"})
+_LINE_RANGES = frozenset({"correct", "too_narrow", "too_broad"})
+
+
+def read_table(path: Path | str) -> pd.DataFrame:
+    """Read an annotation table from Parquet, CSV or JSONL, chosen by file suffix.
+
+    Raises:
+        InputError: the file is missing, unreadable, of an unknown type or empty.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"annotation table not found: {p}")
+    if p.is_dir():
+        raise InputError(f"annotation table is a directory, not a file: {p}")
+    suffix = p.suffix.lower()
+    try:
+        if suffix in {".parquet", ".pq"}:
+            df = pd.read_parquet(p)
+        elif suffix == ".csv":
+            df = pd.read_csv(p, dtype={"record_id": str, "report_id": str, "annotator": str})
+        elif suffix in {".jsonl", ".ndjson", ".json"}:
+            df = pd.read_json(p, lines=suffix != ".json", dtype=False)
+        else:
+            raise InputError(
+                f"unknown annotation table type '{p.suffix}' ({p}): use .parquet, .csv or .jsonl"
+            )
+    except InputError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise InputError(f"annotation table is empty: {p}") from None
+    except (OSError, ValueError, pd.errors.ParserError) as exc:
+        # pyarrow's ArrowInvalid / ArrowIOError subclass ValueError / OSError.
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"cannot read annotation table {p}: {first[:200]}") from None
+    if df.empty:
+        raise InputError(f"annotation table is empty: {p}")
+    return df
+
+
+def _text(series: pd.Series) -> pd.Series:
+    """Strings with missing values as ``None`` (NaN, None and "" all mean missing)."""
+    out = series.astype(object).where(series.notna(), None)
+    return out.map(lambda v: None if v is None or (isinstance(v, str) and not v.strip()) else v)
+
+
+def _check_vocabulary(df: pd.DataFrame, column: str, allowed: frozenset[str]) -> None:
+    if column not in df:
+        return
+    values = df[column].dropna()
+    bad = values[~values.isin(allowed)]
+    if not bad.empty:
+        row = int(bad.index[0])  # type: ignore[call-overload]
+        raise InputError(
+            f"row {row + 1}: {column} must be one of {', '.join(sorted(allowed))} "
+            f"(or empty), got {bad.iloc[0]!r}"
+        )
+
+
+def _terms(df: pd.DataFrame, column: str) -> pd.Series:
+    """Whether a comma-separated term list (as ``pull`` writes it) is non-empty."""
+    if column not in df:
+        return pd.Series(False, index=df.index)
+    return _text(df[column]).notna()
+
+
+def _rule_verdict(df: pd.DataFrame) -> pd.Series:
+    """The extractive term check's answer, derived from ``matched_terms`` / ``missing_terms``.
+
+    ``pull`` writes the term lists, not a verdict: every term found means the
+    rule check supports the claim, none found means it does not; a mix (or
+    no lists) says nothing, so such rows never count as "rule check and judge
+    disagree".
+    """
+    matched = _terms(df, "matched_terms")
+    missing = _terms(df, "missing_terms")
+    out = pd.Series(None, index=df.index, dtype=object)
+    out[matched & ~missing] = "supports"
+    out[~matched & missing] = "not_supports"
+    return out
+
+
+def language_of(citation: str | None) -> str:
+    """Language guessed from the cited file's extension ("unknown" when it cannot be)."""
+    if not citation:
+        return "unknown"
+    path = citation.strip().strip("[]").rsplit(":", 1)[0]
+    found = language_for_path(path)
+    if found is not None:
+        return found
+    return PurePosixPath(path).suffix.lower().lstrip(".") or "unknown"
+
+
+def prepare(raw: pd.DataFrame) -> pd.DataFrame:
+    """Validate the table and add the derived columns the statistics use.
+
+    Derived columns: ``judge_score`` (support probability, DESIGN.md mapping
+    when the judge gave no score), ``judge_pos`` (1.0 supports/partial, 0.0
+    not_supports, NaN unverified or no answer), ``judge_ord`` (the support
+    score on the human 0–3 scale: ``min(3, floor(4·score))``, so the 0.5
+    threshold of the binary verdict coincides with the human ``≥ 2``),
+    ``human_pos`` (human score ≥ 2, seed §7.3) and ``language``.
+
+    Raises:
+        InputError: missing columns, duplicate (record, annotator) rows, a
+            human score outside 0–3 or a verdict outside the vocabulary.
+    """
+    if raw.empty:
+        raise InputError("annotation table is empty")
+    missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
+    if missing:
+        raise InputError(
+            f"annotation table lacks column(s) {', '.join(missing)} "
+            f"(has: {', '.join(map(str, raw.columns[:12]))})"
+        )
+    if not any(c in raw.columns for c in JUDGE_COLUMNS):
+        raise InputError("annotation table has no judge answer: needs llm_verdict or llm_score")
+    df = raw.reset_index(drop=True).copy()
+    for col in ("record_id", "report_id", "annotator"):
+        blank = df[col].isna() | (df[col].astype(str).str.strip() == "")
+        if blank.any():
+            raise InputError(f"row {int(np.argmax(blank.to_numpy())) + 1}: {col} is empty")
+        df[col] = df[col].astype(str)
+
+    scores = pd.to_numeric(df["human_score"], errors="coerce")
+    bad = scores.isna() | (scores < 0) | (scores > 3) | (scores != np.floor(scores))
+    if bad.any():
+        row = int(np.argmax(bad.to_numpy()))
+        raise InputError(
+            f"row {row + 1}: human_score must be an integer 0–3, got {df['human_score'][row]!r}"
+        )
+    df["human_score"] = scores.astype(int)
+
+    dup = df.duplicated(["record_id", "annotator"], keep=False)
+    if dup.any():
+        row = int(np.argmax(dup.to_numpy()))
+        raise InputError(
+            f"duplicate annotation: record {df['record_id'][row]!r} scored twice by "
+            f"annotator {df['annotator'][row]!r}"
+        )
+
+    # ``citecal pull`` names the judge's reasoning ``judge_reasoning``.
+    if "reasoning" not in df and "judge_reasoning" in df:
+        df["reasoning"] = df["judge_reasoning"]
+    for col in OPTIONAL_TEXT_COLUMNS:
+        df[col] = _text(df[col]) if col in df else None
+    if df["extractive_verdict"].isna().all():
+        df["extractive_verdict"] = _rule_verdict(df)
+    if "llm_verdict" not in raw:
+        df["llm_verdict"] = None
+    _check_vocabulary(df, "llm_verdict", _VERDICTS)
+    _check_vocabulary(df, "llm_confidence", _CONFIDENCES)
+    _check_vocabulary(df, "line_range", _LINE_RANGES)
+
+    llm_score = pd.to_numeric(df["llm_score"], errors="coerce") if "llm_score" in df else None
+    if llm_score is not None:
+        out = llm_score.notna() & ((llm_score < 0) | (llm_score > 1))
+        if out.any():
+            row = int(np.argmax(out.to_numpy()))
+            raise InputError(f"row {row + 1}: llm_score must be in [0, 1], got {llm_score[row]}")
+        df["llm_score"] = llm_score
+    else:
+        df["llm_score"] = np.nan
+
+    verdicts = df["llm_verdict"].to_numpy(dtype=object)
+    confidences = df["llm_confidence"].to_numpy(dtype=object)
+    # A verdict without a confidence is read as medium confidence.
+    mapped = np.array(
+        [
+            np.nan if v is None else VERDICT_CONFIDENCE_SCORE.get((v, c or "medium"), np.nan)
+            for v, c in zip(verdicts, confidences, strict=True)
+        ],
+        dtype=np.float64,
+    )
+    given = df["llm_score"].to_numpy(dtype=np.float64)
+    judge_score = np.where(np.isnan(given), mapped, given)
+    df["judge_score"] = judge_score
+    is_pos = np.isin(verdicts, ["supports", "partial"])
+    is_neg = verdicts == "not_supports"
+    no_verdict = np.array([v is None for v in verdicts], dtype=bool)
+    pos = np.full(len(df), np.nan)
+    pos[is_pos] = 1.0
+    pos[is_neg] = 0.0
+    from_score = no_verdict & ~np.isnan(judge_score)
+    pos[from_score] = (judge_score[from_score] >= 0.5).astype(np.float64)
+    df["judge_pos"] = pos
+    df["judge_ord"] = np.minimum(3.0, np.floor(df["judge_score"] * 4.0))
+    df["human_pos"] = (df["human_score"] >= 2).astype(float)
+    if "language" in raw:
+        lang = _text(df["language"])
+        derived = df["citation"].map(language_of)
+        df["language"] = lang.where(lang.notna(), derived)
+    else:
+        df["language"] = df["citation"].map(language_of)
+    return df
+
+
+def load_annotations(path: Path | str) -> pd.DataFrame:
+    """:func:`read_table` then :func:`prepare`; errors name the file."""
+    try:
+        return prepare(read_table(path))
+    except InputError as exc:
+        msg = str(exc)
+        raise InputError(msg if str(path) in msg else f"{path}: {msg}") from None
