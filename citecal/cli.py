@@ -50,11 +50,13 @@ from citecal.commands.calibrate import calibrate_command  # noqa: E402
 from citecal.commands.eval import eval_command  # noqa: E402
 from citecal.commands.pull import pull_command  # noqa: E402
 from citecal.commands.push import push_command  # noqa: E402
+from citecal.commands.rejudge import rejudge_command  # noqa: E402
 
 cli.add_command(calibrate_command)
 cli.add_command(eval_command)
 cli.add_command(pull_command)
 cli.add_command(push_command)
+cli.add_command(rejudge_command)
 
 
 def main() -> None:

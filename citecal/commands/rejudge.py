@@ -1,0 +1,132 @@
+"""``citecal rejudge``: the same annotations, judged again with another prompt or model."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from citecal.config import load_config
+
+
+@click.command("rejudge")
+@click.argument("annotations", type=click.Path(path_type=Path))
+@click.option(
+    "--prompt",
+    "prompt",
+    required=True,
+    help="Judge prompt version (v1, …) or prompt file.",
+)
+@click.option("--model", default=None, help="Judge model (default: judge.judge_model).")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="New annotation table (.parquet, .csv or .jsonl), written atomically.",
+)
+@click.option(
+    "--few-shot-from",
+    "few_shot_from",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Annotation table to mine disagreement examples from, appended to the prompt.",
+)
+@click.option(
+    "--split-by",
+    type=click.Choice(["report"]),
+    default="report",
+    show_default=True,
+    help="Few-shot examples never come from a report of ANNOTATIONS (no leakage).",
+)
+@click.option(
+    "--examples",
+    "n_examples",
+    type=click.IntRange(1, 50),
+    default=6,
+    show_default=True,
+    help="Few-shot examples at most.",
+)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the verdict cache.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="TOML settings file ([judge] section).",
+)
+def rejudge_command(
+    annotations: Path,
+    prompt: str,
+    model: str | None,
+    output: Path,
+    few_shot_from: Path | None,
+    split_by: str,
+    n_examples: int,
+    no_cache: bool,
+    config_file: Path | None,
+) -> None:
+    """Re-run the judge on the claim–code pairs of ANNOTATIONS; keep the human scores.
+
+    Writes a table with the same rows and human columns and new llm_verdict,
+    llm_confidence, llm_score, judge_model, prompt_version and judge_reasoning,
+    ready for `citecal calibrate ANNOTATIONS --compare OUTPUT`. Verdicts are cached.
+
+    \b
+    Exit codes: 0 done, 2 bad input or judge unavailable.
+
+    \b
+    Examples:
+      citecal rejudge ann.parquet --prompt prompts/v2.md -o ann-v2.parquet
+      citecal rejudge ann.parquet --prompt v1 --few-shot-from older.parquet -o ann-fs.parquet
+    """
+    from citecal.annotate import write_table
+    from citecal.calibrate import load_annotations, read_table
+    from citecal.calibrate._rejudge import (
+        judge_requests,
+        mine_few_shot,
+        prompt_with_examples,
+        rejudge_frame,
+    )
+
+    table = read_table(annotations)
+    load_annotations(annotations)  # validates the human columns before any API call
+    requests = judge_requests(table)
+    config = load_config(None, config_file, {}).judge
+    with tempfile.TemporaryDirectory(prefix="citecal-rejudge-") as tmp:
+        prompt_spec = prompt
+        if few_shot_from is not None:
+            few = mine_few_shot(read_table(few_shot_from), table, k=n_examples, split_by=split_by)
+            excluded = ", ".join(few.excluded_reports) or "none"
+            click.echo(
+                f"few-shot: {few.n_examples} example(s) from {few_shot_from} "
+                f"({few.candidates} disagreeing record(s) available); reports of "
+                f"{annotations} left out to avoid leakage: {excluded}",
+                err=True,
+            )
+            if few.n_examples:
+                prompt_spec = str(prompt_with_examples(prompt, few, Path(tmp)))
+        new, run = rejudge_frame(
+            table,
+            config,
+            prompt=prompt_spec,
+            model=model,
+            use_cache=not no_cache,
+            requests=requests,
+        )
+    fmt = write_table(new, output)
+    versions = sorted(set(new["prompt_version"].dropna().astype(str)))
+    changed = int(
+        (
+            table.drop_duplicates("record_id").set_index("record_id")["llm_verdict"]
+            != new.drop_duplicates("record_id").set_index("record_id")["llm_verdict"]
+        ).sum()
+    )
+    click.echo(
+        f"rejudged {len(requests)} record(s) ({len(table)} annotation rows) with prompt "
+        f"{', '.join(versions) or prompt}: {run.calls} API call(s), {run.cache_hits} cache "
+        f"hit(s), ${run.cost_usd:.4f}; {changed} verdict(s) changed; wrote {output} ({fmt})"
+    )
+    for warning in run.warnings:
+        click.echo(f"warning: {warning}", err=True)
