@@ -8,6 +8,13 @@ comparison of two judges.
 
 from citecal.calibrate._compare import compare_judges
 from citecal.calibrate._disagreements import categorise, category_counts
+from citecal.calibrate._html import (
+    comparison_plot,
+    confusion_plot,
+    group_plot,
+    reliability_plot,
+    render_html,
+)
 from citecal.calibrate._metrics import compute_metrics
 from citecal.calibrate._models import (
     CATEGORY_HELP,
@@ -19,6 +26,13 @@ from citecal.calibrate._models import (
     MetricDiff,
     Metrics,
 )
+from citecal.calibrate._rejudge import (
+    judge_requests,
+    mine_few_shot,
+    parse_cited_code,
+    rejudge_frame,
+)
+from citecal.calibrate._render import render_markdown, render_table
 from citecal.calibrate._report import DEFAULT_BY, GROUP_COLUMNS, calibrate, calibrate_frame
 from citecal.calibrate._table import language_of, load_annotations, prepare, read_table
 
@@ -38,9 +52,20 @@ __all__ = [
     "categorise",
     "category_counts",
     "compare_judges",
+    "comparison_plot",
     "compute_metrics",
+    "confusion_plot",
+    "group_plot",
+    "judge_requests",
     "language_of",
     "load_annotations",
+    "mine_few_shot",
+    "parse_cited_code",
     "prepare",
     "read_table",
+    "rejudge_frame",
+    "reliability_plot",
+    "render_html",
+    "render_markdown",
+    "render_table",
 ]

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from io import StringIO
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport, Comparison, Metrics
+from citecal.calibrate._models import (
+    CATEGORY_HELP,
+    CalibrationReport,
+    Comparison,
+    Disagreement,
+    Metrics,
+)
 
 FIGURES: tuple[tuple[str, str], ...] = (
     ("agreement_rate", "Agreement (pairs)"),
@@ -78,6 +85,22 @@ def _shorten(text: str | None, width: int = 70) -> str:
     return one if len(one) <= width else one[: width - 1] + "…"
 
 
+def disagreement_records(report: CalibrationReport) -> list[tuple[Disagreement, str]]:
+    """One entry per disagreeing (record, type): its first pair and the disagreeing scores.
+
+    The judge gives one verdict per record, so listing every annotator's pair
+    repeats the same claim; the terminal shows each record once with the
+    scores of the annotators who disagreed ("0, 1").
+    """
+    seen: dict[tuple[str, str], tuple[Disagreement, list[int]]] = {}
+    for item in report.disagreements:
+        key = (item.record_id, item.type)
+        if key not in seen:
+            seen[key] = (item, [])
+        seen[key][1].append(item.human_score)
+    return [(item, ", ".join(map(str, sorted(scores)))) for item, scores in seen.values()]
+
+
 def _comparison_rows(c: Comparison) -> list[tuple[str, str, str, str, str]]:
     return [(name, fmt(d.a), fmt(d.b), fmt(d.diff), fmt_ci(d.ci)) for name, d in c.figures.items()]
 
@@ -85,7 +108,10 @@ def _comparison_rows(c: Comparison) -> list[tuple[str, str, str, str, str]]:
 def render_table(report: CalibrationReport, width: int = 120) -> str:
     """The rich terminal summary (rendered to text so the CLI can write it anywhere)."""
     buf = StringIO()
-    console = Console(file=buf, width=width, force_terminal=False, color_system=None)
+    # force_jupyter=False: inside a notebook rich would display instead of writing to buf.
+    console = Console(
+        file=buf, width=width, force_terminal=False, force_jupyter=False, color_system=None
+    )
     m = report.overall
     console.print(
         f"Calibration of {escape(report.input)}: {m.n_records} records, "
@@ -114,7 +140,10 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
                 fmt(gm.calibrated),
             )
         console.print(g)
-    cats = Table(title=f"Disagreements ({len(report.disagreements)}) by category")
+    n_records = len({d.record_id for d in report.disagreements})
+    cats = Table(
+        title=f"Disagreements by category ({len(report.disagreements)} pairs, {n_records} records)"
+    )
     cats.add_column("Category")
     cats.add_column("Count", justify="right")
     cats.add_column("Meaning")
@@ -122,17 +151,21 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
         cats.add_row(name, str(count), CATEGORY_HELP[name])
     console.print(cats)
     if report.disagreements:
-        d = Table(title=f"First {MAX_DISAGREEMENTS_SHOWN} disagreements (all in --format json)")
-        for col in ("Type", "Category", "Citation", "Judge", "Human", "Claim"):
-            d.add_column(col)
-        for item in report.disagreements[:MAX_DISAGREEMENTS_SHOWN]:
+        grouped = disagreement_records(report)
+        d = Table(
+            title=f"First {min(MAX_DISAGREEMENTS_SHOWN, len(grouped))} of {len(grouped)} "
+            "disagreeing records (every pair in --format json)"
+        )
+        for col in ("Type", "Category", "Judge", "Humans"):
+            d.add_column(col, no_wrap=True)
+        d.add_column(escape("Claim [citation]"), overflow="fold", min_width=40)
+        for item, humans in grouped[:MAX_DISAGREEMENTS_SHOWN]:
             d.add_row(
                 "FP" if item.type == "false_positive" else "FN",
                 item.category,
-                escape(item.citation or ""),
                 f"{item.judge_verdict or ''} {fmt(item.judge_score, 2)}",
-                str(item.human_score),
-                escape(_shorten(item.claim, 50)),
+                humans,
+                escape(f"{_shorten(item.claim, 110)} {item.citation or ''}"),
             )
         console.print(d)
     if report.compare is not None:
@@ -157,7 +190,12 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
 
 
 def _comparison_table(c: Comparison) -> Table:
-    t = Table(title=escape(f"Comparison: B = {c.b} vs A = {c.a} ({c.n_pairs} paired annotations)"))
+    t = Table(
+        title=escape(
+            f"Comparison: B = {Path(c.b).name} vs A = {Path(c.a).name} "
+            f"({c.n_pairs} paired annotations)"
+        )
+    )
     for col in ("Figure", "A", "B", "B − A", "95% CI (paired)"):
         t.add_column(col, justify="left" if col in ("Figure", "95% CI (paired)") else "right")
     for row in _comparison_rows(c):

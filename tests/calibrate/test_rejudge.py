@@ -1,0 +1,171 @@
+"""``citecal rejudge`` against the real local OpenAI-compatible server, and its parsers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from citecal.annotate import code_window, render_cited_code
+from citecal.calibrate._rejudge import judge_requests, mine_few_shot, parse_cited_code
+from citecal.cli import cli
+from citecal.testing import FakeOpenAIServer
+from citecal.verify.judge import JudgeRequest, code_block
+
+DATASET = Path(__file__).resolve().parents[2] / "datasets" / "annotations" / "annotations.parquet"
+LINES = [
+    "import os",
+    "",
+    "def load(path):",
+    "    with open(path) as fh:",
+    "        return fh.read()",
+    "",
+    "X = 1",
+]
+
+
+def test_parse_argilla_rendering() -> None:
+    window = code_window(LINES[1:6], 2, 3, 5)
+    text = render_cited_code("a.py", "python", window, 3, 5)
+    parsed = parse_cited_code(text)
+    assert parsed.code == "\n".join(LINES[2:5])
+    assert parsed.before == "" and parsed.after == ""
+    assert parsed.start_line == 3
+
+
+def test_parse_judge_prompt_rendering() -> None:
+    request = JudgeRequest("k", "c", "[a.py:3-5]", "a.py", "python", 3, 5, "\n".join(LINES[2:5]),
+                           before="import os\n", after="\nX = 1")  # fmt: skip
+    parsed = parse_cited_code(code_block(request, 100))
+    assert parsed.code == "\n".join(LINES[2:5])
+    assert parsed.before == "import os\n" and parsed.after == "\nX = 1"
+    assert parsed.start_line == 3
+
+
+def test_raw_code_is_kept_as_is() -> None:
+    raw = "def f():\n    return 1\n"
+    assert parse_cited_code(raw).code == raw
+    assert parse_cited_code(raw).start_line is None
+    assert parse_cited_code(None).code == ""
+
+
+def test_requests_from_the_bundled_table() -> None:
+    table = pd.read_parquet(DATASET)
+    requests = judge_requests(table)
+    assert len(requests) == table["record_id"].nunique()
+    first = requests[0]
+    row = table.iloc[0]
+    assert first.claim == row["claim"] and first.citation == row["citation"]
+    assert first.code and ">" not in first.code.split("\n")[0][:3]
+    assert row["file_path"] == first.file_path
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as srv:
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("CITECAL_CACHE_PATH", str(tmp_path / "cache.sqlite3"))
+        monkeypatch.setenv("CITECAL_ESCALATION_MODEL", "")
+        yield srv
+
+
+def _subset(tmp_path: Path, reports: set[str], name: str) -> Path:
+    table = pd.read_parquet(DATASET)
+    path = tmp_path / name
+    table[table["report_id"].isin(reports)].to_parquet(path)
+    return path
+
+
+@pytest.mark.integration
+def test_rejudge_keeps_humans_and_uses_the_cache(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    source = _subset(tmp_path, {"report-01", "report-02"}, "a.parquet")
+    prompt = tmp_path / "v2.md"
+    v1 = resources.files("citecal.verify.judge").joinpath("prompts", "judge", "v1.md")
+    prompt.write_text(v1.read_text() + "\n<!-- v2: same text -->\n")
+    out = tmp_path / "b.csv"
+    runner = CliRunner()
+    result = runner.invoke(cli, ["rejudge", str(source), "--prompt", str(prompt), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "rejudged" in result.stdout and "wrote" in result.stdout
+    calls = server.calls
+    assert calls > 0
+    a, b = pd.read_parquet(source), pd.read_csv(out)
+    assert len(a) == len(b)
+    keep = ["record_id", "annotator", "human_score", "report_id", "claim"]
+    pd.testing.assert_frame_equal(
+        a[keep].reset_index(drop=True), b[keep].astype({"record_id": str}), check_dtype=False
+    )
+    assert b["prompt_version"].str.startswith("v2@").all()
+    assert set(a["prompt_version"].str[:3]) == {"v1@"}
+    # The heuristic model ignores the prompt: same verdicts as the bundled v1 run.
+    assert (a["llm_verdict"].to_numpy() == b["llm_verdict"].to_numpy()).all()
+    again = runner.invoke(cli, ["rejudge", str(source), "--prompt", str(prompt), "-o", str(out)])
+    assert again.exit_code == 0
+    assert server.calls == calls, "second run must be served from the cache"
+    assert "0 API call(s)" in again.stdout
+    compared = runner.invoke(cli, ["calibrate", str(source), "--compare", str(out), "-f", "json"])
+    assert compared.exit_code == 0
+    comp = json.loads(compared.stdout)["compare"]
+    assert comp["flipped"] == [] and comp["mcnemar_p"] == 1.0
+    assert comp["significantly_worse"] is False
+
+
+@pytest.mark.integration
+def test_few_shot_excludes_evaluated_reports(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    evaluated = _subset(tmp_path, {"report-01", "report-02"}, "eval.parquet")
+    out = tmp_path / "fs.parquet"
+    result = CliRunner().invoke(
+        cli,
+        ["rejudge", str(evaluated), "--prompt", "v1", "--few-shot-from", str(DATASET),
+         "--split-by", "report", "--examples", "4", "-o", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "few-shot: 4 example(s)" in result.stderr
+    assert "left out to avoid leakage: report-01, report-02" in result.stderr
+    system = server.requests[0].system
+    assert "Worked examples from human review" in system
+    full = pd.read_parquet(DATASET)
+    evaluated_claims = set(full[full["report_id"].isin({"report-01", "report-02"})]["claim"])
+    other_claims = set(full[~full["report_id"].isin({"report-01", "report-02"})]["claim"])
+    shown = [c for c in other_claims if f'Claim: "{c}"' in system]
+    assert len(shown) == 4
+    assert not [c for c in evaluated_claims - other_claims if f'Claim: "{c}"' in system]
+    versions = set(pd.read_parquet(out)["prompt_version"])
+    assert len(versions) == 1 and next(iter(versions)).startswith("v1+fewshot")
+
+
+def test_mine_few_shot_alternates_false_positives_and_negatives() -> None:
+    full = pd.read_parquet(DATASET)
+    few = mine_few_shot(full, full[full["report_id"] == "report-03"], k=4)
+    assert few.n_examples == 4 and few.excluded_reports == ("report-03",)
+    assert few.text.count("annotators: SUPPORTED") == 2
+    assert few.text.count("annotators: NOT SUPPORTED") == 2
+
+
+def test_judge_unavailable_is_one_line_exit_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example.invalid/v1")
+    result = CliRunner().invoke(
+        cli, ["rejudge", str(DATASET), "--prompt", "v1", "-o", str(tmp_path / "x.parquet")]
+    )
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_rejudge_bad_input(tmp_path: Path) -> None:
+    runner = CliRunner()
+    missing = runner.invoke(cli, ["rejudge", str(tmp_path / "no.parquet"), "--prompt", "v1",
+                                  "-o", str(tmp_path / "o.parquet")])  # fmt: skip
+    assert missing.exit_code == 2 and "not found" in missing.stderr
+    bad_prompt = runner.invoke(cli, ["rejudge", str(DATASET), "--prompt", "v99",
+                                     "-o", str(tmp_path / "o.parquet")])  # fmt: skip
+    assert bad_prompt.exit_code == 2 and "unknown prompt version" in bad_prompt.stderr
