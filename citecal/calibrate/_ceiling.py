@@ -81,10 +81,10 @@ def pairwise_human_agreement(df: pd.DataFrame) -> tuple[float | None, float | No
     Counted from per-record score histograms (c₀…c₃): equal pairs are
     Σ cₛ(cₛ−1)/2, adjacent pairs Σ cₛ·cₛ₊₁, out of n(n−1)/2 pairs per record.
     """
-    hist = pd.crosstab(df["record_id"], df["human_score"]).reindex(
-        columns=[0, 1, 2, 3], fill_value=0
-    )
-    c = hist.to_numpy(dtype=np.float64)
+    codes, uniques = pd.factorize(df["record_id"])
+    scores = df["human_score"].to_numpy(dtype=np.int64)
+    flat = np.bincount(codes * 4 + scores, minlength=len(uniques) * 4)
+    c = flat.reshape(len(uniques), 4).astype(np.float64)
     n = c.sum(axis=1)
     pairs = float((n * (n - 1) / 2).sum())
     if pairs == 0:

@@ -85,7 +85,12 @@ def read_table(path: Path | str) -> pd.DataFrame:
 def _text(series: pd.Series) -> pd.Series:
     """Strings with missing values as ``None`` (NaN, None and "" all mean missing)."""
     out = series.astype(object).where(series.notna(), None)
-    return out.map(lambda v: None if v is None or (isinstance(v, str) and not v.strip()) else v)
+    blank = out.map(lambda v: isinstance(v, str), na_action="ignore").fillna(False).astype(bool)
+    if blank.any():
+        strings = out[blank].astype(str)
+        empty = strings.str.strip() == ""
+        out[empty[empty].index] = None
+    return out
 
 
 def _check_vocabulary(df: pd.DataFrame, column: str, allowed: frozenset[str]) -> None:
