@@ -182,6 +182,24 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
                 else "No significant difference."
             )
         )
+        if c.flipped:
+            f = Table(
+                title=f"Flipped records ({len(c.flipped)}; first {MAX_DISAGREEMENTS_SHOWN} here, "
+                "all in --format json)"
+            )
+            for col in ("Record", "Effect", "A", "B", "Human median"):
+                f.add_column(col, no_wrap=True)
+            f.add_column(escape("Claim [citation]"), overflow="fold", min_width=40)
+            for item in c.flipped[:MAX_DISAGREEMENTS_SHOWN]:
+                f.add_row(
+                    escape(item.record_id),
+                    item.effect,
+                    item.verdict_a or "",
+                    item.verdict_b or "",
+                    fmt(item.human_median, 1),
+                    escape(f"{_shorten(item.claim, 110)} {item.citation or ''}"),
+                )
+            console.print(f)
     if m.notes:
         console.print("Notes:")
         for note in m.notes:

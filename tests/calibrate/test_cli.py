@@ -162,7 +162,7 @@ def test_compare_and_fail_if_worse(tmp_path: Path, worse: bool) -> None:
     effects = {f["effect"] for f in comp["flipped"]}
     assert effects == ({"broke"} if worse else {"fixed"})
     code, out, _ = _run("calibrate", str(a), "--compare", str(b))
-    assert "McNemar" in out and "Comparison" in out
+    assert "McNemar" in out and "Comparison" in out and "Flipped records" in out
 
 
 def test_fail_if_worse_needs_compare(table: Path) -> None:
