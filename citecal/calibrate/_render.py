@@ -190,14 +190,14 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
             for col in ("Record", "Effect", "A", "B", "Human median"):
                 f.add_column(col, no_wrap=True)
             f.add_column(escape("Claim [citation]"), overflow="fold", min_width=40)
-            for item in c.flipped[:MAX_DISAGREEMENTS_SHOWN]:
+            for flip in c.flipped[:MAX_DISAGREEMENTS_SHOWN]:
                 f.add_row(
-                    escape(item.record_id),
-                    item.effect,
-                    item.verdict_a or "",
-                    item.verdict_b or "",
-                    fmt(item.human_median, 1),
-                    escape(f"{_shorten(item.claim, 110)} {item.citation or ''}"),
+                    escape(flip.record_id),
+                    flip.effect,
+                    flip.verdict_a or "",
+                    flip.verdict_b or "",
+                    fmt(flip.human_median, 1),
+                    escape(f"{_shorten(flip.claim, 110)} {flip.citation or ''}"),
                 )
             console.print(f)
     if m.notes:

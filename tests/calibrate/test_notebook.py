@@ -14,7 +14,7 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "prompt_revision.
 
 
 def test_committed_notebook_has_no_outputs() -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb = nbformat.read(NOTEBOOK, as_version=4)  # type: ignore[no-untyped-call]
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code
     for cell in code:
@@ -34,7 +34,7 @@ def test_notebook_executes_against_the_local_server(
     )  # fmt: skip
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter" / "share" / "jupyter"))
     monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb = nbformat.read(NOTEBOOK, as_version=4)  # type: ignore[no-untyped-call]
     client = NotebookClient(
         nb,
         kernel_name="citecal-test",
