@@ -243,6 +243,8 @@ def apply_verdicts(table: pd.DataFrame, verdicts: dict[str, Verdict]) -> pd.Data
     )
     for col in JUDGE_OUTPUT_COLUMNS:
         out[col] = new[col]
+    if "reasoning" in out:  # a stale copy of the old judge's reasoning must not survive
+        out["reasoning"] = new["judge_reasoning"]
     out["llm_score"] = pd.to_numeric(out["llm_score"], errors="coerce")
     return out
 
