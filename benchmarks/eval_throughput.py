@@ -206,8 +206,10 @@ def main() -> int:
         "extractive_checked": int(pipe[3]),
         "unverified": int(pipe[4]),
     }
-    print(f"pipeline : {total} citations in {pipe_s:.2f}s = {rate:,.0f} citations/s "
-          f"(target >= 5,000)  peak RSS {pipe_mb:.0f} MB (target <= 500)")
+    print(
+        f"pipeline : {total} citations in {pipe_s:.2f}s = {rate:,.0f} citations/s "
+        f"(target >= 5,000)  peak RSS {pipe_mb:.0f} MB (target <= 500)"
+    )
     print(f"floor    : {n} citations in {floor_s:.3f}s (regex + read cited lines)")
     print(f"ratio    : {pipe_s / floor_s:.1f}x the floor (target <= 5x)")
     if args.json:
