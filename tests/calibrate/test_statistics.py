@@ -236,3 +236,27 @@ def test_no_library_warning_escapes_on_degenerate_data() -> None:
     assert m.agreement_rate == 1.0
     assert m.cohen_kappa is None and m.spearman_rho is None and m.krippendorff_alpha is None
     assert m.notes
+
+
+def test_weighted_kappa_textbook_example_fleiss_1981() -> None:
+    # Fleiss, J. L. (1981). Statistical Methods for Rates and Proportions, 2nd ed., p. 213:
+    # 100 subjects, two raters, 3 ordered categories. Proportions (rows rater B, cols rater A):
+    #   .75 .01 .04 | .80        columns: .80 .05 .15
+    #   .05 .04 .01 | .10
+    #   .00 .00 .10 | .10
+    # Unweighted: p_o = .89, p_e = .64 + .005 + .015 = .66, kappa = .23/.34 = 23/34 (Fleiss: .68).
+    # Agreement weights 1 - |i-j|/2 (linear): p_o = .89 + .5 (.01+.05+.01+.00) = .925,
+    #   p_e = .66 + .5 (.04 + .08 + .015 + .005) = .73, kappa = .195/.27 = 13/18.
+    # Weights 1 - (i-j)^2/4 (quadratic): p_o = .89 + .75 * .07 = .9425,
+    #   p_e = .66 + .75 * .14 = .765, kappa = .1775/.235 = 71/94.
+    table = np.array([[[75, 1, 4], [5, 4, 1], [0, 0, 10]]], dtype=np.float64)
+    assert math.isclose(bs.kappa_from_tables(table)[0], 23 / 34, abs_tol=1e-12)
+    assert math.isclose(bs.kappa_from_tables(table, "linear")[0], 13 / 18, abs_tol=1e-12)
+    assert math.isclose(bs.kappa_from_tables(table, "quadratic")[0], 71 / 94, abs_tol=1e-12)
+    # scikit-learn agrees on the same data expanded to one row per subject.
+    b, a = np.nonzero(table[0])
+    counts = table[0][b, a].astype(int)
+    rater_b, rater_a = np.repeat(b, counts), np.repeat(a, counts)
+    assert math.isclose(
+        cohen_kappa_score(rater_b, rater_a, weights="quadratic"), 71 / 94, abs_tol=1e-12
+    )
