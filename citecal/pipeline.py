@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from citecal.aggregate import Outcome, summarize, to_result
 from citecal.config import Config
 from citecal.extract import coverage, extract_citations, find_claims
-from citecal.models import Classification, EvalResult, ExtractedCitation, Verdict
+from citecal.models import Classification, EvalResult, ExtractedCitation, ValidationResult, Verdict
 from citecal.source import (
     CachingStore,
     SourceFile,
@@ -109,21 +109,29 @@ def _worker_count(config: Config, n_citations: int, store: SourceStore) -> int:
 
 
 # State a forked worker inherits; set just before the pool starts, cleared after.
-_PARENT: tuple[CachingStore, Config] | None = None
-_WORKER: tuple[_FileCache, Config] | None = None
+# Workers read citations from the inherited list and send back only what they
+# found, so neither direction pickles the report's text (claims, paragraphs).
+_PARENT: tuple[CachingStore, Config, list[ExtractedCitation]] | None = None
+_WORKER: tuple[_FileCache, Config, list[ExtractedCitation]] | None = None
+
+_Found = tuple[int, ValidationResult, Classification | None, Verdict | None]
 
 
 def _worker_init() -> None:
     global _WORKER
     assert _PARENT is not None
-    store, config = _PARENT
-    _WORKER = (_FileCache(store.reopen()), config)
+    store, config, extracted = _PARENT
+    _WORKER = (_FileCache(store.reopen()), config, extracted)
 
 
-def _worker_run(chunk: list[tuple[int, ExtractedCitation]]) -> list[tuple[int, Outcome]]:
+def _worker_run(chunk: list[int]) -> list[_Found]:
     assert _WORKER is not None
-    files, config = _WORKER
-    return [(i, _analyse_one(ex, files, config)) for i, ex in chunk]
+    files, config, extracted = _WORKER
+    found: list[_Found] = []
+    for i in chunk:
+        o = _analyse_one(extracted[i], files, config)
+        found.append((i, o.validation, o.classification, o.verdict))
+    return found
 
 
 def _analyse_parallel(
@@ -141,23 +149,23 @@ def _analyse_parallel(
     """
     global _PARENT
     assert isinstance(store, CachingStore)
-    by_file: dict[str, list[tuple[int, ExtractedCitation]]] = {}
+    by_file: dict[str, list[int]] = {}
     for i, ex in enumerate(extracted):
-        by_file.setdefault(ex.citation.file_path, []).append((i, ex))
+        by_file.setdefault(ex.citation.file_path, []).append(i)
     target = max(50, len(extracted) // (workers * 8))
-    chunks: list[list[tuple[int, ExtractedCitation]]] = [[]]
+    chunks: list[list[int]] = [[]]
     for group in by_file.values():
         if len(chunks[-1]) >= target:
             chunks.append([])
         chunks[-1].extend(group)
     outcomes: list[Outcome | None] = [None] * len(extracted)
     done = 0
-    _PARENT = (store, config)
+    _PARENT = (store, config, extracted)
     try:
         with mp.get_context("fork").Pool(workers, initializer=_worker_init) as pool:
             for part in pool.imap_unordered(_worker_run, chunks):
-                for i, outcome in part:
-                    outcomes[i] = outcome
+                for i, validation, classification, verdict in part:
+                    outcomes[i] = Outcome(extracted[i], validation, classification, verdict)
                 done += len(part)
                 if progress is not None:
                     progress(done, len(extracted))
