@@ -90,3 +90,20 @@ def test_without_judge_abstractive_claims_are_unverified_with_reason(
     assert "--no-llm" in (row.reasoning or "")
     assert result.warnings == ["1 claims need the LLM judge and are unverified: --no-llm"]
     assert result.summary.unverified == 1 and result.failed_citations == []
+
+
+def test_reopen_gives_an_independent_store(make_repo: Callable[..., Path]) -> None:
+    """Forked workers must never share the parent's cache or git process."""
+    repo = make_repo({"a.py": "x = 1\n"})
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    for store in (open_store(repo), open_store(repo, "HEAD")):
+        first = store.read("a.py")
+        fresh = store.reopen()  # type: ignore[attr-defined]
+        assert fresh is not store and (fresh.name, fresh.rev) == (store.name, store.rev)
+        again = fresh.read("a.py")
+        assert again is not first and again.lines(1, 1) == "x = 1"
+        if store.rev is not None:
+            assert fresh._proc is not None and fresh._proc.pid != store._proc.pid  # type: ignore[attr-defined]
