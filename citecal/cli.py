@@ -41,6 +41,7 @@ def cli() -> None:
     citecal push eval.json --dataset review         queue claims for annotators
     citecal pull --dataset review -o ann.parquet    fetch their scores
     citecal calibrate ann.parquet                   judge-human agreement
+    citecal validate answers.jsonl                  gate structured answer citations
     """
 
 
@@ -51,12 +52,14 @@ from citecal.commands.eval import eval_command  # noqa: E402
 from citecal.commands.pull import pull_command  # noqa: E402
 from citecal.commands.push import push_command  # noqa: E402
 from citecal.commands.rejudge import rejudge_command  # noqa: E402
+from citecal.commands.validate import validate_command  # noqa: E402
 
 cli.add_command(calibrate_command)
 cli.add_command(eval_command)
 cli.add_command(pull_command)
 cli.add_command(push_command)
 cli.add_command(rejudge_command)
+cli.add_command(validate_command)
 
 
 def main() -> None:

@@ -158,6 +158,74 @@ class CalibrationConfig(_Section):
     seed: int | None = 0
 
 
+class ExcerptConfig(_Section):
+    """Quoted excerpts with location specifiers (seed 002; README "Excerpt citations")."""
+
+    page_lines: int = Field(50, ge=1, description="Lines per page for p<N> locations.")
+    match_threshold: float = Field(
+        0.8, ge=0, le=1, description="Share of significant excerpt words found to pass."
+    )
+    min_word_chars: int = Field(4, ge=1, description="Significant words have at least this many.")
+    prefix_chars: int = Field(
+        5, ge=1, description="Words this long or longer also match by prefix (improve~improved)."
+    )
+    align_max_chars: int = Field(
+        200_000, ge=0, description="Search the whole item for the best span up to this size."
+    )
+
+
+class GateConfig(_Section):
+    """``citecal eval --gate``: the quality gate for code reports (README "Quality gates")."""
+
+    max_invalid_rate: float = Field(
+        0.3, ge=0, le=1, description="FAIL when more citations than this share are invalid."
+    )
+    fail_on_missing_files: bool = Field(True, description="FAIL when a cited file does not exist.")
+    min_precision: float = Field(0.7, ge=0, le=1, description="WARN below this precision.")
+    min_coverage: float = Field(0.5, ge=0, le=1, description="WARN below this claim coverage.")
+
+
+class AnswerFields(_Section):
+    """Field names of question-answer items (``citecal validate``), for other producers' JSON."""
+
+    id: str = "id"
+    question: str = "question"
+    answer: str = "answer"
+    evidence: str = "evidence"
+    evidence_text: str = Field("text", description="Text key when evidence items are objects.")
+    citations: str = "citations"
+    source: str = "source"
+    relevance: str = "relevance"
+    quote: str = "quote"
+    evidence_idx: str = "evidence_idx"
+    alignment_score: str = "alignment_score"
+    span_in_answer: str = "span_in_answer"
+    items: str = Field("items", description="List key when a JSON file is an object of items.")
+
+
+class AnswersConfig(_Section):
+    """Structured answer citations and their gate (seed 003; README "citecal validate")."""
+
+    fields: AnswerFields = Field(default_factory=AnswerFields)
+    min_alignment_score: float = Field(0.3, ge=0, le=1, description="Lower: a quality warning.")
+    span_prefix_chars: int = Field(
+        50, ge=1, description="A span not found whole may match by this many first characters."
+    )
+    quote_match_threshold: float = Field(
+        0.85, ge=0, le=1, description="Fuzzy share for a quote to count as found in its evidence."
+    )
+    missing_field_penalty: float = Field(0.05, ge=0, le=1)
+    hallucinated_span_penalty: float = Field(0.3, ge=0, le=1)
+    error_penalty: float = Field(0.2, ge=0, le=1, description="Each other error.")
+    low_alignment_penalty: float = Field(0.1, ge=0, le=1)
+    fail_invalid_rate: float = Field(0.3, ge=0, le=1, description="P0 above this share.")
+    warn_avg_alignment: float = Field(0.4, ge=0, le=1, description="P1 below this average.")
+    warn_coverage: float = Field(0.5, ge=0, le=1, description="P1 below this coverage.")
+    warn_evidence_idx: float = Field(
+        0.8, ge=0, le=1, description="P1 when fewer citations than this share have evidence_idx."
+    )
+
+
 class Config(_Section):
     """All settings, one section per stage."""
 
@@ -168,6 +236,9 @@ class Config(_Section):
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
     argilla: ArgillaConfig = Field(default_factory=ArgillaConfig)
     calibration: CalibrationConfig = Field(default_factory=CalibrationConfig)
+    excerpt: ExcerptConfig = Field(default_factory=ExcerptConfig)
+    gate: GateConfig = Field(default_factory=GateConfig)
+    answers: AnswersConfig = Field(default_factory=AnswersConfig)
 
 
 # env var -> (section, key); values are parsed by pydantic.

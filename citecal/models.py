@@ -222,6 +222,17 @@ class Summary(_Model):
     cost_usd: float = Field(0.0, description="Judge cost from the pricing table.")
 
 
+GateStatus = Literal["PASS", "WARN", "FAIL"]
+"""Quality gate outcome (seed 003): P2 PASS, P1 WARN, P0 FAIL."""
+
+
+class Gate(_Model):
+    """A quality gate's decision and every rule that fired (README "Quality gates")."""
+
+    status: GateStatus = Field(description="FAIL (P0), WARN (P1) or PASS (P2).")
+    reasons: list[str] = Field(description="One line per rule that fired; empty on PASS.")
+
+
 class EscalationRecord(_Model):
     """The first judge answer of an escalated verdict (kept for audit)."""
 
@@ -280,6 +291,7 @@ class EvalResult(_Model):
     failed_citations: list[CitationResult]
     uncited_claims: list[str] = Field(default_factory=list, description="Claims with no citation.")
     warnings: list[str] = Field(default_factory=list, description="Degradations, one line each.")
+    gate: Gate | None = Field(None, description="Quality gate, with `citecal eval --gate`.")
 
     @property
     def needs_correction(self) -> bool:

@@ -123,6 +123,16 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
 )
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @click.option("--dry-run", is_flag=True, help="Show judge calls, tokens and cost; call nothing.")
+@click.option(
+    "--gate", "gate", is_flag=True, help="Apply the quality gate ([gate] thresholds); FAIL exits 1."
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["fail", "warn"]),
+    default="fail",
+    show_default=True,
+    help="With --gate: exit 1 on FAIL, or on WARN too.",
+)
 def eval_command(
     report: Path,
     repo: Path,
@@ -137,11 +147,14 @@ def eval_command(
     concurrency: int | None,
     no_cache: bool,
     dry_run: bool,
+    gate: bool,
+    fail_on: str,
 ) -> None:
     """Verify every citation of REPORT against the repository.
 
     \b
-    Exit codes: 0 evaluated, 1 with --strict when a citation failed, 2 bad input.
+    Exit codes: 0 evaluated, 1 with --strict when a citation failed or with --gate
+    when the gate is FAIL (or WARN with --fail-on warn), 2 bad input.
 
     \b
     Examples:
@@ -149,6 +162,7 @@ def eval_command(
       citecal eval report.md --repo ~/src/project --rev v1.2.0 -f json -o eval.json
       citecal eval report.md --repo . --dry-run
       citecal eval report.md --repo . --strict -f markdown > citations.md
+      citecal eval report.md --repo . --no-llm --gate
     """
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
@@ -190,9 +204,21 @@ def eval_command(
     finally:
         if judge is not None:
             judge.close()
+    if gate:
+        from citecal.answers import eval_gate
+
+        result = result.model_copy(update={"gate": eval_gate(result, config.gate)})
     for warning in result.warnings:
         if fmt != "table" or output is not None:
             click.echo(f"warning: {warning}", err=True)
     _render(result, fmt, output)
+    if result.gate is not None and (fmt != "table" or output is not None):
+        click.echo(f"gate: {result.gate.status}", err=True)
+        for reason in result.gate.reasons:
+            click.echo(f"  - {reason}", err=True)
     if strict and result.failed_citations:
+        sys.exit(1)
+    if result.gate is not None and (
+        result.gate.status == "FAIL" or (fail_on == "warn" and result.gate.status == "WARN")
+    ):
         sys.exit(1)

@@ -27,6 +27,10 @@ def render_markdown(result: EvalResult) -> str:
     if result.warnings:
         out += [f"> **Warning:** {_cell(w)}" for w in result.warnings]
         out.append("")
+    if result.gate is not None:
+        out += [f"**Gate: {result.gate.status}**", ""]
+        out += [f"- {_cell(r)}" for r in result.gate.reasons]
+        out.append("")
     if result.failed_citations:
         out += [f"### Failed citations ({len(result.failed_citations)})", ""]
         out += ["| citation | failure | action | claim | why |", "|---|---|---|---|---|"]

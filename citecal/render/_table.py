@@ -94,3 +94,8 @@ def render_table(result: EvalResult, console: Console, *, show_citations: bool =
         console.print(_failed_table(result, width))
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
+    if result.gate is not None:
+        style = {"PASS": "green", "WARN": "yellow", "FAIL": "bold red"}[result.gate.status]
+        console.print(f"Gate: [{style}]{result.gate.status}[/]")
+        for reason in result.gate.reasons:
+            console.print(f"  - {escape(reason)}")
