@@ -1,20 +1,29 @@
 """Settings: defaults from the seed design, overridden by files, env and flags.
 
-Precedence, lowest first: built-in defaults (seed §9) → ``[tool.citecal]`` in
-the evaluated repository's ``pyproject.toml`` → ``citecal.toml`` in that
+Precedence, lowest first: built-in defaults (seed §9) → the user's config
+file (``<user config dir>/citecal/config.toml``) → ``[tool.citecal]`` in the
+evaluated repository's ``pyproject.toml`` → ``citecal.toml`` in that
 repository → an explicit ``--config FILE`` → ``CITECAL_*`` environment
 variables → command-line flags. Every section is a pydantic model so a typo
 in a config file is an error with the key's name, not a silently ignored
 setting.
+
+The evaluated repository is untrusted (DESIGN.md "Trust", README
+"Security"): its two layers may only set the keys of
+:data:`REPO_ALLOWED_KEYS`. Everything else there is left out, and
+:func:`repo_config_layers` says which keys were applied and which ignored so
+the CLI can print it.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from citecal.errors import ConfigError
@@ -255,6 +264,139 @@ ENV_VARS: dict[str, tuple[str, str]] = {
 }
 
 
+# What the evaluated repository's own config ([tool.citecal] in its pyproject.toml, or its
+# citecal.toml) may set: thresholds and word lists that tune verification, nothing else
+# (DESIGN.md "Trust", README "Security"). Not here, so only from the user's --config, user
+# config file, environment or flags: URLs, credentials and environment variable names
+# (judge.base_url, judge.api_key_env, argilla.*), file paths (judge.cache_path, judge.prompt),
+# regular expressions (classify.*_indicators, extract.non_claim_patterns: they run on the
+# user's CPU), models, prices and resource limits (judge.*, validation.*), and switches that
+# spend the user's judge calls on every claim (classify.use_llm_classification).
+# To let a repository set a new key, add it below and to the README "Security" list; a word
+# list is fine, a regex or anything naming a place or a secret is not.
+REPO_ALLOWED_KEYS: dict[str, frozenset[str]] = {
+    "extract": frozenset({"min_claim_words"}),
+    "classify": frozenset({"default_unknown_handling"}),
+    "extractive": frozenset(
+        {
+            "supports_threshold",
+            "partial_threshold",
+            "fuzzy_max_distance",
+            "fuzzy_min_length",
+            "context_lines",
+        }
+    ),
+    "calibration": frozenset({"spearman_threshold", "ceiling_margin"}),
+}
+
+
+def user_config_path() -> Path:
+    """``<user config dir>/citecal/config.toml`` (``~/.config/citecal/config.toml`` on Linux)."""
+    return Path(platformdirs.user_config_dir("citecal")) / "config.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class RepoLayer:
+    """One config source inside the evaluated repository, split by the trust rule.
+
+    Attributes:
+        source: where it was read, e.g. ``repo/pyproject.toml [tool.citecal]``.
+        settings: the allowed part, as nested sections, applied to the run.
+        applied: dotted names of the keys applied (``extractive.supports_threshold``).
+        ignored: dotted names of the keys left out because only the user may set them.
+    """
+
+    source: str
+    settings: dict[str, Any]
+    applied: tuple[str, ...]
+    ignored: tuple[str, ...]
+
+
+def _known_keys(section: str) -> set[str] | None:
+    field = Config.model_fields.get(section)
+    if field is None or not isinstance(field.annotation, type):
+        return None
+    if not issubclass(field.annotation, BaseModel):
+        return None
+    return set(field.annotation.model_fields)
+
+
+def split_repo_settings(source: str, data: dict[str, Any]) -> RepoLayer:
+    """Keep the keys of :data:`REPO_ALLOWED_KEYS`, list the rest as ignored.
+
+    An unknown section or key is still an error naming it (a typo must not
+    pass as "ignored"); a key only the user may set is ignored whatever its
+    value, so a repository cannot even make the run fail through it.
+
+    Raises:
+        ConfigError: an unknown section or key.
+    """
+    settings: dict[str, Any] = {}
+    applied: list[str] = []
+    ignored: list[str] = []
+    for section, body in data.items():
+        known = _known_keys(section)
+        if known is None:
+            raise ConfigError(
+                f"{source}: invalid setting '{section}': Extra inputs are not permitted"
+            )
+        allowed = REPO_ALLOWED_KEYS.get(section, frozenset())
+        if not isinstance(body, dict):
+            if allowed:
+                settings[section] = body  # pydantic names the section in its error
+            else:
+                ignored.append(section)
+            continue
+        for key, value in body.items():
+            if key not in known:
+                raise ConfigError(
+                    f"{source}: invalid setting '{section}.{key}': Extra inputs are not permitted"
+                )
+            if key in allowed:
+                settings.setdefault(section, {})[key] = value
+                applied.append(f"{section}.{key}")
+            else:
+                ignored.append(f"{section}.{key}")
+    return RepoLayer(source, settings, tuple(applied), tuple(ignored))
+
+
+def repo_config_layers(repo: Path | None) -> list[RepoLayer]:
+    """The evaluated repository's config sources, each split by :func:`split_repo_settings`.
+
+    Raises:
+        ConfigError: unreadable TOML, or an unknown section or key.
+    """
+    layers: list[RepoLayer] = []
+    if repo is None or not repo.is_dir():
+        return layers
+    pyproject = repo / "pyproject.toml"
+    if pyproject.is_file():
+        tool = _read_toml(pyproject).get("tool", {}).get("citecal")
+        if tool:
+            source = f"{pyproject} [tool.citecal]"
+            if not isinstance(tool, dict):
+                raise ConfigError(f"{source}: not a table")
+            layers.append(split_repo_settings(source, tool))
+    local = repo / "citecal.toml"
+    if local.is_file():
+        layers.append(split_repo_settings(str(local), _read_toml(local)))
+    return layers
+
+
+def describe_repo_layer(layer: RepoLayer) -> list[str]:
+    """Lines for the terminal: which repository settings were applied, which ignored."""
+    lines: list[str] = []
+    if layer.applied:
+        lines.append(f"repo config {layer.source}: applied {', '.join(layer.applied)}")
+    if layer.ignored:
+        lines.append(
+            f"repo config {layer.source}: ignored {', '.join(layer.ignored)} (a repository may "
+            "only tune thresholds and word lists; set these in --config, your user config "
+            f"{user_config_path()} or the environment)"
+        )
+    return lines
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
@@ -276,17 +418,17 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def config_layers(repo: Path | None, config_file: Path | None) -> list[tuple[str, dict[str, Any]]]:
-    """The raw settings of each source in precedence order (lowest first)."""
+    """The settings of each source in precedence order (lowest first).
+
+    The repository's layers hold only their allowed keys (:data:`REPO_ALLOWED_KEYS`).
+    """
     layers: list[tuple[str, dict[str, Any]]] = []
-    if repo is not None and repo.is_dir():
-        pyproject = repo / "pyproject.toml"
-        if pyproject.is_file():
-            tool = _read_toml(pyproject).get("tool", {}).get("citecal")
-            if tool:
-                layers.append((f"{pyproject} [tool.citecal]", tool))
-        local = repo / "citecal.toml"
-        if local.is_file():
-            layers.append((str(local), _read_toml(local)))
+    user = user_config_path()
+    if user.is_file():
+        layers.append((str(user), _read_toml(user)))
+    for layer in repo_config_layers(repo):
+        if layer.settings:
+            layers.append((layer.source, layer.settings))
     if config_file is not None:
         if not config_file.is_file():
             raise ConfigError(f"config file not found: {config_file}")

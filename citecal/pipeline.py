@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from citecal import _regex as bounded_regex
 from citecal.aggregate import Outcome, summarize, to_result
 from citecal.config import Config
 from citecal.extract import coverage, extract_citations, find_claims
@@ -63,6 +64,8 @@ class Analysis:
     total_claims: int
     cited_claims: int
     uncited_claims: list[str]
+    warnings: list[str] = field(default_factory=list)
+    """Degradations of stages 1-4a, e.g. a settings regex that ran out of time."""
 
 
 def _unverified(reason: str) -> Verdict:
@@ -76,6 +79,7 @@ def analyse(
     progress: Progress | None = None,
 ) -> Analysis:
     """Extract, validate, classify and run the extractive check on every citation."""
+    bounded_regex.reset()
     extracted = extract_citations(report_text)
     claims = find_claims(report_text, config.extract)
     total_claims, cited_claims, _ = coverage(claims)
@@ -95,6 +99,7 @@ def analyse(
         total_claims=total_claims,
         cited_claims=cited_claims,
         uncited_claims=[c.text for c in claims if not c.cited],
+        warnings=bounded_regex.timeout_warnings(),
     )
 
 
@@ -124,14 +129,15 @@ def _worker_init() -> None:
     _WORKER = (_FileCache(store.reopen()), config, extracted)
 
 
-def _worker_run(chunk: list[int]) -> list[_Found]:
+def _worker_run(chunk: list[int]) -> tuple[list[_Found], list[tuple[str, str, int]]]:
+    """Findings of one chunk, and the settings regexes that timed out in this worker."""
     assert _WORKER is not None
     files, config, extracted = _WORKER
     found: list[_Found] = []
     for i in chunk:
         o = _analyse_one(extracted[i], files, config)
         found.append((i, o.validation, o.classification, o.verdict))
-    return found
+    return found, bounded_regex.timed_out()
 
 
 def _analyse_parallel(
@@ -163,7 +169,8 @@ def _analyse_parallel(
     _PARENT = (store, config, extracted)
     try:
         with mp.get_context("fork").Pool(workers, initializer=_worker_init) as pool:
-            for part in pool.imap_unordered(_worker_run, chunks):
+            for part, timeouts in pool.imap_unordered(_worker_run, chunks):
+                bounded_regex.record_timeouts(timeouts)
                 for i, validation, classification, verdict in part:
                     outcomes[i] = Outcome(extracted[i], validation, classification, verdict)
                 done += len(part)
@@ -276,7 +283,7 @@ def evaluate_report(
     config = config or Config()
     analysis = analyse(report_text, store, config, progress)
     outcomes = list(analysis.outcomes)
-    warnings: list[str] = []
+    warnings: list[str] = list(analysis.warnings)
     calls = tokens = 0
     cost = 0.0
     needing = [

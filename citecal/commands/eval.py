@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from citecal._io import atomic_write_text, read_text_file
 from citecal.commands._options import output_options
-from citecal.config import Config, load_config
+from citecal.config import Config, describe_repo_layer, load_config, repo_config_layers
 
 if TYPE_CHECKING:
     from citecal.models import EvalResult
@@ -173,7 +173,11 @@ def eval_command(
         overrides["judge"]["concurrency"] = concurrency
     if prompt:
         overrides["judge"]["prompt"] = prompt
-    config = load_config(repo if repo.is_dir() else None, config_file, overrides)
+    repo_dir = repo if repo.is_dir() else None
+    config = load_config(repo_dir, config_file, overrides)
+    for layer in repo_config_layers(repo_dir):  # README "Security": say what the repo set
+        for line in describe_repo_layer(layer):
+            click.echo(line, err=True)
     store = open_store(repo, rev, config.validation)
     if dry_run:
         _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache)

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from citecal._regex import bounded_patterns
 from citecal.config import ExtractConfig
-from citecal.errors import ConfigError
 from citecal.extract._citations import CitationGroup
 from citecal.extract._markdown import Block, Document, html_comments, paused_gc
 from citecal.extract._sentences import Unit, analyse, clause_cuts
@@ -356,17 +356,6 @@ def extract_citations(text: str) -> list[ExtractedCitation]:
     return list(_extract(text).citations)
 
 
-@lru_cache(maxsize=32)
-def _patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    compiled: list[re.Pattern[str]] = []
-    for p in patterns:
-        try:
-            compiled.append(re.compile(p, re.IGNORECASE))
-        except re.error as exc:
-            raise ConfigError(f"extract.non_claim_patterns: invalid regex {p!r}: {exc}") from exc
-    return tuple(compiled)
-
-
 def _has_words(text: str, n: int) -> bool:
     """``count_words(text) >= n``, stopping as soon as it is known."""
     for tok in text.split():
@@ -397,13 +386,13 @@ def find_claims(text: str, config: ExtractConfig) -> list[Claim]:
     Raises:
         ConfigError: a non-claim pattern is not a valid regular expression.
     """
-    patterns = _patterns(tuple(config.non_claim_patterns))
+    patterns = bounded_patterns("extract.non_claim_patterns", tuple(config.non_claim_patterns))
     claims: list[Claim] = []
     with paused_gc():
         for s in _extract(text).sentences:
             if not _has_words(s.text, config.min_claim_words):
                 continue
-            if any(p.search(s.full) for p in patterns):
+            if patterns.any(s.full):
                 continue
             claims.append(Claim(s.text, s.section, s.paragraph_index, s.position, s.cited))
     return claims

@@ -22,34 +22,28 @@ Unknown claims have confidence 0.0: no indicator matched.
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
+from citecal._regex import BoundedPatterns, bounded_patterns
 from citecal.config import ClassifyConfig
-from citecal.errors import ConfigError
 from citecal.models import Classification
 from citecal.verify._terms import strip_citations
 
 
-@lru_cache(maxsize=64)
-def compile_indicators(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    """Compile indicator regexes once per distinct list (case-insensitive).
+def compile_indicators(
+    patterns: tuple[str, ...], setting: str = "classify.indicators"
+) -> BoundedPatterns:
+    """Compile indicator regexes once per distinct list (case-insensitive, time-bounded).
+
+    Searches are bounded by :data:`citecal._regex.SEARCH_TIMEOUT_S`, so a
+    pattern with catastrophic backtracking cannot hold the run (README "Security").
 
     Raises:
         ConfigError: a pattern is not a valid regular expression (named in the message).
     """
-    compiled: list[re.Pattern[str]] = []
-    for pattern in patterns:
-        try:
-            compiled.append(re.compile(pattern, re.IGNORECASE))
-        except re.error as exc:
-            raise ConfigError(f"classify: invalid indicator regex {pattern!r}: {exc}") from exc
-    return tuple(compiled)
+    return bounded_patterns(setting, patterns)
 
 
-def _matched(patterns: list[str], text: str) -> list[str]:
-    regexes = compile_indicators(tuple(patterns))
-    return [p for p, rx in zip(patterns, regexes, strict=True) if rx.search(text)]
+def _matched(patterns: list[str], text: str, setting: str) -> list[str]:
+    return compile_indicators(tuple(patterns), setting).matching(text)
 
 
 def classify_claim(claim: str, config: ClassifyConfig) -> Classification:
@@ -71,8 +65,8 @@ def classify_claim(claim: str, config: ClassifyConfig) -> Classification:
         ConfigError: an indicator is not a valid regular expression.
     """
     text = strip_citations(claim)
-    extractive = _matched(config.extractive_indicators, text)
-    abstractive = _matched(config.abstractive_indicators, text)
+    extractive = _matched(config.extractive_indicators, text, "classify.extractive_indicators")
+    abstractive = _matched(config.abstractive_indicators, text, "classify.abstractive_indicators")
     n_e, n_a = len(extractive), len(abstractive)
     matched = tuple(extractive + abstractive)
     if n_e and n_a:
