@@ -16,9 +16,9 @@ CASES = [
     ('```json\n{"supports": false, "confidence": "Medium"}\n```', "not_supports", "medium", None),
     ('Sure! {"verdict": "Partially supported", "confidence": 0.4}', "partial", "low", None),
     ('<think>{"supports": 1}</think>{"verdict": "NOT SUPPORTED"}', "not_supports", "low", None),
-    ('{"supports": "yes", "confidence": "very high", "score": 87}', "supports", "high", 0.87),
+    ('{"supports": "yes", "confidence": "very high", "score": "87%"}', "supports", "high", 0.87),
     ('[{"supports": true, "confidence": "low", "probability": 0.7}]', "supports", "low", 0.7),
-    ('{"supports": true, "score": 7.5e3}', "supports", "low", None),
+    ('{"supports": true, "score": null, "confidence": "0.9"}', "supports", "high", None),
 ]
 
 

@@ -106,14 +106,22 @@ def test_cache_key_depends_on_everything_the_answer_depends_on(
     make_request: Callable[..., JudgeRequest],
 ) -> None:
     r = make_request(0)
-    base = cache_key("m", "v1@x", r)
-    assert base == cache_key("m", "v1@x", make_request(0))
-    assert base == cache_key("m", "v1@x", make_request(0).__class__(**{**r.__dict__, "key": "z"}))
-    assert base != cache_key("m2", "v1@x", r)
-    assert base != cache_key("m", "v1@y", r)
-    assert base != cache_key("m", "v1@x", make_request(0, claim="other"))
-    assert base != cache_key("m", "v1@x", make_request(0, code="pass"))
-    assert base != cache_key("m", "v1@x", r.__class__(**{**r.__dict__, "before": ""}))
+    url = "http://127.0.0.1:1/v1"
+
+    def key(model: str, prompt: str, req: JudgeRequest, endpoint: str = url) -> str:
+        return cache_key(model, prompt, req, endpoint=endpoint)
+
+    base = key("m", "v1@x", r)
+    assert base == key("m", "v1@x", make_request(0))
+    assert base == key("m", "v1@x", make_request(0).__class__(**{**r.__dict__, "key": "z"}))
+    assert base == key("m", "v1@x", r, endpoint="HTTP://127.0.0.1:1/v1/")
+    assert base != key("m2", "v1@x", r)
+    assert base != key("m", "v1@y", r)
+    assert base != key("m", "v1@x", make_request(0, claim="other"))
+    assert base != key("m", "v1@x", make_request(0, code="pass"))
+    assert base != key("m", "v1@x", r.__class__(**{**r.__dict__, "before": ""}))
+    assert base != key("m", "v1@x", r, endpoint="http://127.0.0.1:2/v1")
+    assert base != key("m", "v1@x", r, endpoint="https://api.openai.com/v1")
 
 
 def test_cache_roundtrip(tmp_path: Path) -> None:

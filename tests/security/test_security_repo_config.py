@@ -195,7 +195,7 @@ def test_allowlist_names_no_url_key_path_or_regex() -> None:
 
 
 def test_unknown_repo_key_is_still_an_error() -> None:
-    with pytest.raises(ConfigError, match="extractive.suports_threshold"):
+    with pytest.raises(ConfigError, match=r"extractive\.suports_threshold"):
         split_repo_settings("repo", {"extractive": {"suports_threshold": 0.9}})
 
 

@@ -1,10 +1,13 @@
 """Persistent verdict cache (SQLite, WAL) so unchanged claims cost nothing twice.
 
-The key is a SHA-256 of everything the answer depends on: model, prompt
-version (name + content hash), claim, citation, cited code and its context
-lines. Each judge stage is cached under its own model, so a re-run replays a
-first-pass answer and, when it escalated, the escalation answer, with zero API
-calls. Only real answers are stored: ``unverified`` results of timeouts,
+The key is a SHA-256 of everything the answer depends on: the endpoint
+(base URL), model, prompt version (name + content hash), claim, citation,
+cited code and its context lines. The endpoint is part of it so that answers
+from one server are never replayed as another's: a forged or test endpoint
+cannot plant verdicts for later runs against the real one (README
+"Security"). Each judge stage is cached under its own model, so a re-run
+replays a first-pass answer and, when it escalated, the escalation answer,
+with zero API calls. Only real answers are stored: ``unverified`` results of timeouts,
 outages or unparseable answers are retried next time.
 """
 
@@ -16,6 +19,7 @@ import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,7 +28,8 @@ from citecal.errors import InputError
 from citecal.models import Confidence, Verdict, VerdictLabel
 from citecal.verify.judge._types import JudgeRequest
 
-CACHE_SCHEMA_VERSION = 1
+CACHE_SCHEMA_VERSION = 2
+"""2: the key includes the endpoint (answers cached under version 1 are not reused)."""
 
 
 def default_cache_path() -> Path:
@@ -32,10 +37,18 @@ def default_cache_path() -> Path:
     return Path(platformdirs.user_cache_dir("citecal")) / "judge-cache.sqlite3"
 
 
-def cache_key(model: str, prompt_version: str, request: JudgeRequest) -> str:
-    """SHA-256 over model, prompt version, claim, citation, code and context."""
+def normalise_endpoint(base_url: str) -> str:
+    """``base_url`` with scheme and host lower-cased and no trailing slash."""
+    parts = urlsplit(base_url.strip())
+    path = parts.path.rstrip("/")
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+def cache_key(model: str, prompt_version: str, request: JudgeRequest, *, endpoint: str) -> str:
+    """SHA-256 over endpoint, model, prompt version, claim, citation, code and context."""
     parts = [
         CACHE_SCHEMA_VERSION,
+        normalise_endpoint(endpoint),
         model,
         prompt_version,
         request.claim,

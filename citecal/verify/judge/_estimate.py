@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from citecal.config import JudgeConfig
 from citecal.verify.judge._batching import make_batches
 from citecal.verify.judge._cache import VerdictCache, cache_key
+from citecal.verify.judge._judge import judge_base_url
 from citecal.verify.judge._pricing import cost_usd
 from citecal.verify.judge._prompts import load_prompt, render_messages
 from citecal.verify.judge._types import DryRunEstimate, JudgeRequest
@@ -54,10 +55,13 @@ def estimate_cost(
     pending = list(requests)
     hits = 0
     if use_cache and config.cache:
+        endpoint = judge_base_url(config)
         cache = VerdictCache(config.cache_path)
         try:
             pending = [
-                r for r in requests if cache.get(cache_key(model, template.version, r)) is None
+                r
+                for r in requests
+                if cache.get(cache_key(model, template.version, r, endpoint=endpoint)) is None
             ]
         finally:
             cache.close()

@@ -78,6 +78,11 @@ def is_loopback_url(url: str) -> bool:
         return False
 
 
+def judge_base_url(config: JudgeConfig) -> str:
+    """The endpoint: ``judge.base_url`` (user settings only), ``OPENAI_BASE_URL``, or OpenAI."""
+    return config.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
+
 def resolve_endpoint(config: JudgeConfig) -> tuple[str, str]:
     """Base URL and API key to use; raise JudgeUnavailable when there is no key.
 
@@ -85,7 +90,7 @@ def resolve_endpoint(config: JudgeConfig) -> tuple[str, str]:
     without ``OPENAI_API_KEY``: such servers accept any key, so a placeholder
     is sent. Any other endpoint needs the key named by ``api_key_env``.
     """
-    base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    base_url = judge_base_url(config)
     key = os.environ.get(config.api_key_env, "").strip()
     if not key:
         if is_loopback_url(base_url):
@@ -109,6 +114,8 @@ class _Tally:
     no_usage_calls: int = 0
     unpriced: set[str] = field(default_factory=set)
     parse_failures: int = 0
+    first_parse_error: str = ""
+    unusable_items: int = 0
     timed_out: int = 0
     unreachable: int = 0
     escalation_failures: int = 0
@@ -223,7 +230,9 @@ class Judge:
         by_content: dict[str, JudgeRequest] = {}
         copies: dict[str, list[str]] = {}
         for r in requests:
-            original = by_content.setdefault(cache_key(self.model, self.prompt_version, r), r)
+            original = by_content.setdefault(
+                cache_key(self.model, self.prompt_version, r, endpoint=self.base_url), r
+            )
             if original is not r:
                 copies.setdefault(original.key, []).append(r.key)
         unique = list(by_content.values())
@@ -307,11 +316,11 @@ class Judge:
     def _cache_get(self, model: str, r: JudgeRequest) -> Verdict | None:
         if self.cache is None:
             return None
-        return self.cache.get(cache_key(model, self.prompt_version, r))
+        return self.cache.get(cache_key(model, self.prompt_version, r, endpoint=self.base_url))
 
     def _cache_put(self, model: str, r: JudgeRequest, v: Verdict) -> None:
         if self.cache is not None and v.verdict != "unverified":
-            self.cache.put(cache_key(model, self.prompt_version, r), v)
+            self.cache.put(cache_key(model, self.prompt_version, r, endpoint=self.base_url), v)
 
     def _unverified(self, model: str, why: str, tokens: int = 0, cost: float = 0.0) -> Verdict:
         return Verdict(
@@ -398,6 +407,7 @@ class Judge:
             answer = parse_single(comp.text)
         except AnswerParseError as exc:
             tally.parse_failures += 1
+            tally.first_parse_error = tally.first_parse_error or str(exc)
             log.warning("unparseable judge answer for %s (%s): %r", r.citation, exc, comp.text)
             return self._unverified(model, f"judge answer could not be parsed: {exc}", tokens, cost)
         v = self._verdict(answer, model, tokens, cost)
@@ -423,6 +433,7 @@ class Judge:
             answers, problems = parse_batch(comp.text, len(batch))
         except AnswerParseError as exc:
             answers, problems = {}, [str(exc)]
+        tally.unusable_items += len(problems)
         for p in problems:
             log.warning("judge batch answer (%s): %s", batch[0].file_path, p)
         tokens = _split(comp.prompt_tokens + comp.completion_tokens, len(batch))
@@ -512,10 +523,16 @@ class Judge:
                 f"LLM judge timed out (after {self.config.timeout_s:g}s, retried once)"
                 f" on {tally.timed_out} claims: unverified"
             )
+        if tally.unusable_items:
+            w.append(
+                f"{tally.unusable_items} batch answer items were unusable (outside the answer"
+                " schema, or an unknown or repeated claim_id; logged): asked again alone"
+            )
         if tally.parse_failures:
             w.append(
-                f"{tally.parse_failures} judge answers could not be parsed (logged):"
-                " claims unverified"
+                f"{tally.parse_failures} judge answers could not be parsed or were outside the"
+                f" answer schema (first: {tally.first_parse_error}; all logged): claims"
+                " unverified, not cached"
             )
         if tally.escalation_failures:
             w.append(

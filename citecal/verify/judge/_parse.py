@@ -6,7 +6,11 @@ prose or ``<think>`` blocks, say ``"verdict": "Supported"`` instead of
 ``"supports": true`` or give confidence as a number. Everything is normalised
 here and validated by :class:`JudgeAnswer`; what cannot be parsed raises
 :class:`AnswerParseError` so the caller records an ``unverified``/``low``
-verdict (seed §10.2) instead of crashing.
+verdict (seed §10.2) instead of crashing. Tolerance stops at the answer's
+meaning: a score or confidence outside what the prompt defines (a score
+outside [0, 1], NaN, an unknown confidence label) is a parse failure too,
+never rescaled or replaced, so it is neither counted as a verdict nor cached
+(README "Security").
 """
 
 from __future__ import annotations
@@ -68,30 +72,50 @@ def _norm(word: str) -> str:
     return re.sub(r"[\s\-]+", "_", word.strip().lower()).replace("'", "")
 
 
-def _confidence(value: Any) -> Confidence | None:
+def _number(value: Any, what: str) -> float:
+    """A probability in [0, 1] as the prompt defines it (README "The LLM judge").
+
+    A number must already be in [0, 1]; only a string with a ``%`` sign is
+    read as a percentage ("85%"). Anything else (7.5, 150, -0.5, NaN, "high-ish")
+    is outside the answer schema: an :class:`AnswerParseError`, never a guess.
+    """
     if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        x = float(value) / 100 if 1 < float(value) <= 100 else float(value)
-        return "high" if x >= 0.8 else "medium" if x >= 0.5 else "low"
-    if isinstance(value, str):
+        raise ValueError(f"{what} {value!r} is not a number in [0, 1]")
+    if isinstance(value, str) and value.strip().endswith("%"):
         try:
-            return _confidence(float(value))
+            x = float(value.strip()[:-1]) / 100
         except ValueError:
-            return _CONFIDENCE_SYNONYMS.get(_norm(value))
-    return None
+            raise ValueError(f"{what} {value!r} is not a number in [0, 1]") from None
+    else:
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} {value!r} is not a number in [0, 1]") from None
+    if not 0.0 <= x <= 1.0:  # also false for NaN
+        raise ValueError(f"{what} {value!r} is outside [0, 1]")
+    return x
+
+
+def _confidence(value: Any) -> Confidence:
+    """A confidence label, or a number in [0, 1] bucketed into one."""
+    if isinstance(value, str):
+        label = _CONFIDENCE_SYNONYMS.get(_norm(value))
+        if label is not None:
+            return label
+        try:
+            float(value.strip().rstrip("%"))
+        except ValueError:
+            raise ValueError(
+                f"confidence {value!r} is not high, medium or low (nor a number in [0, 1])"
+            ) from None
+    x = _number(value, "confidence")
+    return "high" if x >= 0.8 else "medium" if x >= 0.5 else "low"
 
 
 def _score(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
+    if value is None:
         return None
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return None
-    if 1 < x <= 100:
-        x /= 100
-    return x if 0.0 <= x <= 1.0 else None
+    return _number(value, "score")
 
 
 def _claim_id(value: Any) -> int | None:
@@ -139,11 +163,13 @@ class JudgeAnswer(BaseModel):
         reasoning = next((lowered[k] for k in _REASON_KEYS if isinstance(lowered.get(k), str)), "")
         score = next((_score(lowered[k]) for k in _SCORE_KEYS if k in lowered), None)
         claim_id = next((_claim_id(lowered[k]) for k in _ID_KEYS if k in lowered), None)
+        raw_confidence = lowered.get("confidence")
         return {
             "claim_id": claim_id,
             "verdict": verdict,
-            # A missing or unreadable confidence is the conservative "low" (seed §10.2).
-            "confidence": _confidence(lowered.get("confidence")) or "low",
+            # A missing confidence is the conservative "low" (seed §10.2); an unknown one
+            # ("extreme", 7.5) is outside the schema and raises above.
+            "confidence": "low" if raw_confidence is None else _confidence(raw_confidence),
             "score": score,
             "reasoning": reasoning.strip(),
         }
@@ -226,7 +252,8 @@ def _validate(obj: Any) -> JudgeAnswer:
     try:
         return JudgeAnswer.model_validate(obj)
     except ValidationError as exc:
-        raise AnswerParseError(exc.errors()[0]["msg"]) from None
+        msg = str(exc.errors()[0]["msg"])
+        raise AnswerParseError(msg.removeprefix("Value error, ")) from None
 
 
 def parse_single(text: str | None) -> JudgeAnswer:
