@@ -1,14 +1,35 @@
-"""File output that never leaves a half-written file behind.
+"""File output that never leaves a half-written file and never replaces what it should not.
 
-Every writer goes through :func:`atomic_write`: it writes to a temporary file
-in the destination directory and renames it over the target, so an error or an
-interrupt mid-write loses nothing and leaves no partial output.
+Every ``-o`` writer goes through :func:`atomic_path` (README "Security"):
+
+* a **new path or a regular file** is written to a temporary file in the same
+  directory and renamed over the target, so an error or an interrupt loses
+  nothing and leaves no partial output. A new file gets the mode the umask
+  gives (0644 under umask 022); an existing file keeps its mode (and, where
+  the process may, its owner).
+* a **symlink** is followed: its final target is written by these same rules,
+  and the link itself stays (as a shell's ``>`` does).
+* a **character or block device or a FIFO** (``-o /dev/null``, a named pipe)
+  is written through, never replaced: the output is staged in a private
+  temporary file and then copied in.
+* a directory, a socket or anything else is refused with one line.
+
+Temporary files are named ``.NAME.citecal-PID-RANDOM.tmp``. One left behind
+by a killed write (its process is gone) is removed by the next write into
+that directory, so none lingers.
+
+:func:`check_output` runs the same checks, plus a real test that the
+directory accepts a new file, before a command does any work: a bad ``-o``
+is one ``Error:`` line (exit 2) before any file is read or judge call paid.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
+import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,33 +37,157 @@ from typing import IO
 
 from citecal.errors import InputError
 
+_TMP_MARK = ".citecal-"
+
+
+def _tmp_name(target: Path) -> Path:
+    return target.parent / f".{target.name}{_TMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, owned by someone else
+    return True
+
+
+def clean_stale_temps(target: Path) -> list[Path]:
+    """Remove temporary files of ``target`` left by writers that no longer run."""
+    removed: list[Path] = []
+    prefix = f".{target.name}{_TMP_MARK}"
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid_text = name[len(prefix) :].split("-", 1)[0]
+        if not pid_text.isdigit() or _pid_alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _resolve(target: Path) -> tuple[Path, os.stat_result | None]:
+    """The path to write (symlinks followed) and what is there now (None: nothing)."""
+    path = Path(os.path.realpath(target)) if target.is_symlink() else target
+    try:
+        return path, os.stat(path)
+    except FileNotFoundError:
+        return path, None
+    except NotADirectoryError:
+        raise InputError(f"output directory is not a directory: {path.parent}") from None
+    except OSError as exc:
+        raise InputError(f"cannot use output path {target}: {exc.strerror}") from None
+
+
+def _kind(st: os.stat_result | None) -> str:
+    if st is None or stat.S_ISREG(st.st_mode):
+        return "file"
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+        return "stream"
+    if stat.S_ISDIR(st.st_mode):
+        return "directory"
+    return "other"
+
+
+def _check(target: Path, probe: bool) -> tuple[Path, os.stat_result | None, str]:
+    path, st = _resolve(target)
+    kind = _kind(st)
+    if kind == "directory":
+        raise InputError(f"output path is a directory, not a file: {target}")
+    if kind == "other":
+        raise InputError(f"output path is neither a file, a device nor a FIFO: {target}")
+    if kind == "stream":
+        if not os.access(path, os.W_OK):
+            raise InputError(f"output {target} is not writable (permission denied)")
+        return path, st, kind
+    directory = path.parent
+    if not directory.exists():
+        raise InputError(f"output directory does not exist: {directory}")
+    if not directory.is_dir():
+        raise InputError(f"output directory is not a directory: {directory}")
+    if probe:
+        tmp = _tmp_name(path)
+        try:
+            os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except OSError as exc:
+            raise InputError(
+                f"cannot write to output directory {directory}: {exc.strerror}"
+            ) from None
+        os.unlink(tmp)
+    return path, st, kind
+
+
+def check_output(target: Path | str | None) -> None:
+    """Raise :class:`InputError` now if ``target`` cannot be written later.
+
+    Commands call this before any work, so a missing or unwritable directory
+    costs nothing (no evaluation, no judge call, no download).
+    """
+    if target is not None:
+        _check(Path(target), probe=True)
+
+
+def _publish(tmp: Path, path: Path, st: os.stat_result | None) -> None:
+    if st is not None:  # keep the existing file's mode and, where allowed, its owner
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        with contextlib.suppress(OSError):
+            if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+                os.chown(tmp, st.st_uid, st.st_gid)
+    os.replace(tmp, path)
+
 
 @contextlib.contextmanager
 def atomic_path(target: Path | str) -> Iterator[Path]:
-    """Yield a temporary path next to ``target``; rename it over ``target`` on success."""
+    """Yield a temporary path to write; on success publish it at ``target`` (see module doc)."""
     target = Path(target)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise InputError(f"output directory does not exist: {directory}")
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    path, st, kind = _check(target, probe=False)
+    if kind == "stream":
+        fd, staged = tempfile.mkstemp(prefix="citecal-", suffix=".out")
+        os.close(fd)
+        tmp = Path(staged)
+        try:
+            yield tmp
+            # Written through, never replaced: O_TRUNC is ignored by devices and FIFOs.
+            with tmp.open("rb") as src, path.open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+        return
+    clean_stale_temps(path)
+    tmp = _tmp_name(path)
+    try:
+        # Created with 0666 so the kernel applies the umask, as for any new file.
+        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except OSError as exc:
+        raise InputError(
+            f"cannot write to output directory {path.parent}: {exc.strerror}"
+        ) from None
     try:
         yield tmp
-        os.replace(tmp, target)
+        _publish(tmp, path, st)
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
 
 
 def atomic_write(target: Path | str, writer: Callable[[IO[bytes]], object]) -> None:
-    """Call ``writer`` with a binary file handle, then atomically publish it."""
+    """Call ``writer`` with a binary file handle, then publish it (see :func:`atomic_path`)."""
     with atomic_path(target) as tmp, tmp.open("wb") as fh:
         writer(fh)
 
 
 def atomic_write_text(target: Path | str, text: str) -> None:
-    """Write ``text`` as UTF-8 atomically."""
+    """Write ``text`` as UTF-8 (see :func:`atomic_path`)."""
     atomic_write(target, lambda fh: fh.write(text.encode("utf-8")))
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from citecal._io import atomic_write_text
+from citecal._io import atomic_write_text, check_output
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
@@ -89,6 +89,7 @@ def calibrate_command(
 
     if fail_if_worse and compare is None:
         raise InputError("--fail-if-worse needs --compare B")
+    check_output(output)
     overrides: dict[str, dict[str, Any]] = {"calibration": {}}
     calibration = overrides["calibration"]
     if threshold is not None:

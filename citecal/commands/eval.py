@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from citecal._io import atomic_write_text, read_text_file
+from citecal._io import atomic_write_text, check_output, read_text_file
 from citecal.commands._options import output_options
 from citecal.config import Config, describe_repo_layer, load_config, repo_config_layers
 
@@ -167,6 +167,7 @@ def eval_command(
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
 
+    check_output(output)  # a bad -o fails now, not after paid judge calls
     report_text = read_text_file(report, "report")
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if concurrency:

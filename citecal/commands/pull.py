@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from citecal._io import check_output
 from citecal.config import load_config
 from citecal.errors import InputError
 
@@ -67,6 +68,7 @@ def pull_command(
         raise InputError(
             f"cannot tell the output format from {output.name!r}: use .parquet, .csv or .jsonl"
         )
+    check_output(output)  # before any download
     spec = load_spec(spec_file)
     config = load_config().argilla
     result = pull_annotations(

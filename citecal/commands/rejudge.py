@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
+from citecal._io import check_output
 from citecal.config import load_config
+from citecal.errors import InputError
 
 
 @click.command("rejudge")
@@ -90,6 +92,11 @@ def rejudge_command(
         rejudge_frame,
     )
 
+    if output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
+        raise InputError(
+            f"cannot tell the output format from {output.name!r}: use .parquet, .csv or .jsonl"
+        )
+    check_output(output)  # before any judge call
     table = read_table(annotations)
     load_annotations(annotations)  # validates the human columns before any API call
     requests = judge_requests(table)
