@@ -43,6 +43,9 @@ LineRangeAnswer = Literal["correct", "too_narrow", "too_broad"]
 
 # --------------------------------------------------------------------------- stage 1
 
+LINE_NUMBER_OVERFLOW = 10**18
+"""Stored for a cited line number of more than 18 digits (validation: ``invalid_range``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Citation:

@@ -41,6 +41,8 @@ def make_repo(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
 
 
 @pytest.fixture(autouse=True)
-def _no_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_user_config(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Tests never read the developer's own ``~/.config/citecal/config.toml``."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config"))

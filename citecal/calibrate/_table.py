@@ -79,7 +79,37 @@ def read_table(path: Path | str) -> pd.DataFrame:
         raise InputError(f"cannot read annotation table {p}: {first[:200]}") from None
     if df.empty:
         raise InputError(f"annotation table is empty: {p}")
+    if suffix == ".csv":
+        _check_last_csv_row(p, len(df.columns), len(df))
     return df
+
+
+def _check_last_csv_row(path: Path, n_columns: int, n_rows: int) -> None:
+    """Reject a CSV whose last row stops short: the file was cut mid-row.
+
+    pandas fills a short row with missing values, so a table cut by a full
+    disk or a killed copy would be read as if complete. A file that ends in a
+    line break ends on a row boundary (a cut inside a quoted field is already a
+    parser error); otherwise its last row is tokenised again on its own (the
+    parser skips whole records, quoted line breaks included) and must hold
+    every column.
+    """
+    with path.open("rb") as fh:
+        fh.seek(max(0, path.stat().st_size - 2))
+        end = fh.read()
+    if not end or end.endswith((b"\n", b"\r")):
+        return
+    last = pd.read_csv(
+        path, header=None, dtype=str, keep_default_na=False, skiprows=n_rows, nrows=1
+    )
+    if last.shape[1] < n_columns:
+        with path.open("rb") as fh:
+            line = 1 + sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+        text = ",".join(str(v) for v in last.iloc[0])
+        raise InputError(
+            f"line {line}: the last row has {last.shape[1]} of {n_columns} columns "
+            f"({text[:60]!r}): the file looks cut mid-row"
+        )
 
 
 def _text(series: pd.Series) -> pd.Series:
@@ -203,6 +233,16 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
 
     llm_score = pd.to_numeric(df["llm_score"], errors="coerce") if "llm_score" in df else None
     if llm_score is not None:
+        if not pd.api.types.is_numeric_dtype(df["llm_score"]):  # "0.8" is fine, "high" not
+            not_numeric = _text(df["llm_score"]).notna() & llm_score.isna()
+        else:
+            not_numeric = pd.Series(False, index=df.index)
+        if not_numeric.any():
+            row = int(np.argmax(not_numeric.to_numpy()))
+            raise InputError(
+                f"row {row + 1}: llm_score must be a number in [0, 1] (or empty), "
+                f"got {df['llm_score'][row]!r}"
+            )
         out = llm_score.notna() & ((llm_score < 0) | (llm_score > 1))
         if out.any():
             row = int(np.argmax(out.to_numpy()))

@@ -14,9 +14,12 @@ backticks (so prose in brackets, ``[see the note: 10]``, is never read as a
 path). Paths are kept as written otherwise (Windows separators, ``@``, Unicode,
 even ``..``): deciding whether a path is acceptable is validation's job, and
 it can only explain a problem it gets to see. Line numbers are kept as
-written too (0, end before start); only numbers of more than 18 digits are
-refused, as no file has that many lines and they would overflow int64
-columns downstream.
+written too (0, negative, end before start), so ``[a.py:-1-2]`` is a citation
+that validation reports as ``invalid_range`` instead of a sentence that
+silently has no citation. A number of more than 18 digits is stored as
+:data:`~citecal.models.LINE_NUMBER_OVERFLOW` (no file has that many lines,
+and the exact value would overflow int64 columns downstream); validation
+reports it as too large.
 
 Not citations: brackets without ``path:line``, markdown links ``[t](u)``,
 reference links ``[t][r]``, footnotes ``[^1]``, task boxes, escaped ``\\[``,
@@ -29,14 +32,21 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from citecal.models import Citation
+from citecal.models import LINE_NUMBER_OVERFLOW, Citation
 
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")
 _SEPARATOR = re.compile(r"[,;]")
 _ITEM = re.compile(
-    r"\s*(?P<path>\S+?):[Ll]?(?P<start>\d{1,18})"
-    r"(?:[ \t]*[-‐‑‒–—−][ \t]*[Ll]?(?P<end>\d{1,18}))?\s*"
+    r"\s*(?P<path>\S+?):[Ll]?(?P<start>-?\d+)"
+    r"(?:[ \t]*[-‐‑‒–—−][ \t]*[Ll]?(?P<end>-?\d+))?\s*"
 )
+
+
+def _line_number(digits: str) -> int:
+    """The written number, or LINE_NUMBER_OVERFLOW when it has more than 18 digits."""
+    if len(digits.lstrip("-")) > 18:
+        return -LINE_NUMBER_OVERFLOW if digits.startswith("-") else LINE_NUMBER_OVERFLOW
+    return int(digits)
 
 
 class CitationGroup(NamedTuple):
@@ -72,8 +82,8 @@ def parse_citation_group(inner: str) -> list[Citation] | None:
             path = path[2:]
         if not path or "://" in path or "`" in path or path[0] == "^" or path.isdigit():
             return None
-        first = int(start)
-        citations.append(Citation(path, first, first if end is None else int(end)))
+        first = _line_number(start)
+        citations.append(Citation(path, first, first if end is None else _line_number(end)))
     return citations or None
 
 

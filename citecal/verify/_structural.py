@@ -11,6 +11,7 @@ file exists            ``File not found: src/x.py``                        inval
 not binary             ``Binary file: assets/logo.png``                    invalid_file
 UTF-8 text             ``File is not valid UTF-8 text (byte 12, line 3):`` invalid_file
 start_line >= 1        ``Invalid start line 0``                            invalid_range
+at most 18 digits      ``Line number too large (more than 18 digits)``     invalid_range
 end_line >= start      ``End line 10 before start line 25``                invalid_range
 end_line <= lines      ``Line 120 out of range: src/x.py has 87 lines``    invalid_range
 =====================  ==================================================  ===============
@@ -23,7 +24,7 @@ many times is checked once.
 
 from __future__ import annotations
 
-from citecal.models import Citation, ValidationResult
+from citecal.models import LINE_NUMBER_OVERFLOW, Citation, ValidationResult
 from citecal.source import SourceFileError, SourceStore, language_for_path
 
 
@@ -54,6 +55,8 @@ def validate_citation(citation: Citation, store: SourceStore) -> ValidationResul
     error: str | None = None
     if start < 1:
         error = f"Invalid start line {start}"
+    elif max(abs(start), abs(end)) >= LINE_NUMBER_OVERFLOW:
+        error = "Line number too large (more than 18 digits): no file has that many lines"
     elif end < start:
         error = f"End line {end} before start line {start}"
     elif end > count:

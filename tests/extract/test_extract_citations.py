@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from citecal.extract import extract_citations, parse_citation_group
-from citecal.models import Citation
+from citecal.models import LINE_NUMBER_OVERFLOW, Citation
 
 
 def cites(text: str) -> list[tuple[str, int, int]]:
@@ -43,6 +43,8 @@ def cites(text: str) -> list[tuple[str, int, int]]:
         (" a.py:3 ", [Citation("a.py", 3, 3)]),
         ("a.py:25-10", [Citation("a.py", 25, 10)]),  # kept as written: validation reports it
         ("a.py:0", [Citation("a.py", 0, 0)]),
+        ("a.py:-1-2", [Citation("a.py", -1, 2)]),  # kept: validation says invalid_range
+        ("a.py:3-1234567890123456789", [Citation("a.py", 3, LINE_NUMBER_OVERFLOW)]),
         ("C:\\src\\a.py:10", [Citation("C:\\src\\a.py", 10, 10)]),
         ("../../etc/passwd:1", [Citation("../../etc/passwd", 1, 1)]),
         ("/abs/path.py:7", [Citation("/abs/path.py", 7, 7)]),
@@ -77,7 +79,6 @@ def test_parse_citation_group_accepts(inner: str, expected: list[Citation]) -> N
         "10:30",
         "a.py:1-5, see also b",
         "see the note: 10",
-        "a.py:1234567890123456789",  # 19 digits: no file has that many lines
         "`a.py`:3",
         "a.py:1.5",
     ],

@@ -99,7 +99,9 @@ def test_indicators_are_configurable() -> None:
 
 def test_invalid_indicator_is_a_config_error() -> None:
     config = ClassifyConfig(extractive_indicators=["(unclosed"])
-    with pytest.raises(ConfigError, match=r"classify.extractive_indicators: invalid regex '\(unclosed'"):
+    with pytest.raises(
+        ConfigError, match=r"classify.extractive_indicators: invalid regex '\(unclosed'"
+    ):
         classify_claim("anything", config)
 
 
