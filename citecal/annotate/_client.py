@@ -9,11 +9,13 @@ exits with code 2.
 from __future__ import annotations
 
 import contextlib
+import json
 import warnings
 from collections.abc import Iterator
 
 import argilla as rg
 import httpx
+import pydantic
 from argilla._exceptions import (
     ArgillaAPIError,
     ArgillaCredentialsError,
@@ -45,6 +47,17 @@ class ArgillaNotFound(InputError):
 
 class SchemaMismatch(InputError):
     """An existing dataset's settings differ from the annotation config."""
+
+
+class NotArgilla(ServiceError):
+    """``ARGILLA_API_URL`` answers, but not as an Argilla server."""
+
+
+def _not_argilla(where: str, why: str) -> NotArgilla:
+    return NotArgilla(
+        f"{where} does not answer like an Argilla server ({why}): set ARGILLA_API_URL to the "
+        "Argilla server's address (the local stack: http://127.0.0.1:6900)"
+    )
 
 
 class _OfflineArgilla(rg.Argilla):  # type: ignore[misc]
@@ -115,6 +128,9 @@ def argilla_errors(api_url: str) -> Iterator[None]:
         ) from None
     except ArgillaAPIError as exc:
         raise ServiceError(f"{where} failed with HTTP {exc.status_code}: {_detail(exc)}") from None
+    except (pydantic.ValidationError, json.JSONDecodeError) as exc:
+        # Another server's JSON (or HTML) where the SDK expected Argilla's models.
+        raise _not_argilla(where, f"unexpected answer: {type(exc).__name__}") from None
 
 
 def _detail(exc: Exception) -> str:
@@ -123,10 +139,37 @@ def _detail(exc: Exception) -> str:
 
 
 def connect(config: ArgillaConfig, timeout: int = DEFAULT_TIMEOUT_S) -> rg.Argilla:
-    """An authenticated client; fails fast with a typed error when the server is down."""
+    """An authenticated client; fails fast with a typed error when the server is down.
+
+    The SDK checks the connection by asking for the current user; a server
+    that is not Argilla answers that with a 404 or with JSON of another
+    shape, which becomes :class:`NotArgilla` instead of a pydantic traceback.
+    """
+    where = f"Argilla at {config.api_url} (ARGILLA_API_URL)"
     with argilla_errors(config.api_url):
-        return rg.Argilla(
-            api_url=config.api_url, api_key=api_key_of(config), timeout=timeout, retries=1
+        try:
+            return rg.Argilla(
+                api_url=config.api_url, api_key=api_key_of(config), timeout=timeout, retries=1
+            )
+        except NotFoundError:
+            raise _not_argilla(where, "GET /api/v1/me: HTTP 404") from None
+
+
+def require_dataset_rights(client: rg.Argilla, api_url: str) -> None:
+    """Raise :class:`ArgillaAuthError` when the key's user may not create or change datasets.
+
+    Argilla hides some settings from annotators, so without this check an
+    annotator's push to an existing dataset would be reported as a settings
+    mismatch, which it is not.
+    """
+    with argilla_errors(api_url):
+        me = client.me
+    role = str(getattr(me.role, "value", me.role))
+    if role == "annotator":
+        raise ArgillaAuthError(
+            f"Argilla at {api_url} (ARGILLA_API_URL): this key cannot create or change "
+            f"datasets (user {me.username!r} has the annotator role): set ARGILLA_API_KEY "
+            "to an owner's or admin's key"
         )
 
 

@@ -21,14 +21,21 @@ from typing import Any
 
 import argilla as rg
 import httpx
-from argilla._exceptions import ArgillaAPIError
+from argilla._exceptions import (
+    ArgillaAPIError,
+    ConflictError,
+    NotFoundError,
+    UnprocessableEntityError,
+)
 
 from citecal.annotate._client import (
+    ArgillaNotFound,
     SchemaMismatch,
     argilla_errors,
     connect,
     find_dataset,
     get_workspace,
+    require_dataset_rights,
 )
 from citecal.annotate._records import (
     AnnotationRecord,
@@ -38,9 +45,14 @@ from citecal.annotate._records import (
     code_window,
 )
 from citecal.annotate._sampling import Strategy, select_citations
-from citecal.annotate._settings import AnnotationSpec, settings_diff, to_settings
+from citecal.annotate._settings import (
+    AnnotationSpec,
+    describe_settings,
+    settings_diff,
+    to_settings,
+)
 from citecal.config import ArgillaConfig
-from citecal.errors import StoreError
+from citecal.errors import ServiceError, StoreError
 from citecal.models import CitationResult, EvalResult
 from citecal.source import CachingStore, SourceFileError, open_store
 
@@ -124,6 +136,56 @@ def to_rg_record(record: AnnotationRecord, dataset: rg.Dataset) -> rg.Record:
     return rec
 
 
+CREATE_ATTEMPTS = 4
+"""Rounds of find → create or finish → check before a dataset counts as not creatable."""
+
+
+def _find_with_status(
+    client: rg.Argilla, name: str, workspace: rg.Workspace, api_url: str
+) -> tuple[rg.Dataset | None, bool]:
+    """(the dataset or None, whether it is published); one deleted meanwhile is None."""
+    try:
+        dataset = find_dataset(client, name, workspace, api_url)
+        if dataset is None:
+            return None, False
+        with argilla_errors(api_url):
+            return dataset, str(client.api.datasets.get(dataset.id).status) == "ready"
+    except ArgillaNotFound:
+        return None, False
+
+
+def _finish_dataset(
+    client: rg.Argilla, dataset: rg.Dataset, settings: rg.Settings, api_url: str
+) -> None:
+    """Create the properties ``dataset`` lacks, then publish it; idempotent and race-tolerant.
+
+    Creating a dataset takes one request per field, question and metadata
+    property, then a "publish": an interrupted push leaves a *draft* with
+    some of them. Any push, or two at once, can finish it: a property that
+    already exists (409) or a dataset another push already published (422)
+    is what we wanted anyway, so both are passed over; the caller checks the
+    result.
+    """
+    have = describe_settings(dataset.settings)
+    have_vectors = {v.name for v in dataset.settings.vectors}
+    wanted: list[tuple[str, Any]] = [
+        *((f"field {f.name}", f) for f in settings.fields),
+        *((f"question {q.name}", q) for q in settings.questions),
+        *((f"metadata {m.name}", m) for m in settings.metadata),
+        *((f"vector {v.name}", v) for v in settings.vectors),
+    ]
+    with argilla_errors(api_url), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key, prop in wanted:
+            if key in have or key.removeprefix("vector ") in have_vectors:
+                continue
+            prop.dataset = dataset
+            with contextlib.suppress(ConflictError, UnprocessableEntityError):
+                prop.create()
+        with contextlib.suppress(UnprocessableEntityError):  # "already been published"
+            client.api.datasets.publish(dataset.id)
+
+
 def ensure_dataset(
     client: rg.Argilla,
     name: str,
@@ -131,22 +193,58 @@ def ensure_dataset(
     settings: rg.Settings,
     api_url: str,
 ) -> tuple[rg.Dataset, bool]:
-    """The dataset, created from ``settings`` when missing; (dataset, created)."""
-    existing = find_dataset(client, name, workspace, api_url)
-    if existing is not None:
-        diff = settings_diff(settings, existing.settings)
-        if diff:
-            raise SchemaMismatch(
-                f"dataset {name!r} in workspace {workspace.name!r} at {api_url} (ARGILLA_API_URL) "
-                f"has different settings than the annotation config: {'; '.join(diff)} "
-                "(push to a new --dataset name, or pass the --config it was created with)"
-            )
-        return existing, False
-    with argilla_errors(api_url), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        dataset = rg.Dataset(name=name, workspace=workspace, settings=settings, client=client)
-        dataset.create()
-    return dataset, True
+    """The dataset, created from ``settings`` when missing; (dataset, created).
+
+    Creation is recoverable (README "Security"): a *draft* dataset left by an
+    interrupted first push holds no records (the server takes records only
+    into published datasets), so it is finished when what it has matches the
+    config, or deleted and created again when it does not. Two first pushes at
+    once converge: the one whose create conflicts (409) finds the other's
+    dataset and helps finish it.
+
+    Raises:
+        SchemaMismatch: a published dataset of that name has other settings.
+        ServiceError: the dataset could still not be made after a few rounds.
+    """
+    created = False
+    for _ in range(CREATE_ATTEMPTS):
+        dataset, ready = _find_with_status(client, name, workspace, api_url)
+        if dataset is None:
+            draft = rg.Dataset(name=name, workspace=workspace, settings=settings, client=client)
+            with argilla_errors(api_url):
+                try:
+                    model = client.api.datasets.create(draft.api_model())
+                except ConflictError:
+                    model = None  # another push created it a moment ago: find it and help
+            if model is None:
+                continue
+            dataset = rg.Dataset.from_model(model, client)
+            created = True
+        elif not ready:
+            diff = settings_diff(settings, dataset.settings)
+            if any(not line.startswith("+ ") for line in diff):
+                with argilla_errors(api_url), contextlib.suppress(NotFoundError):
+                    dataset.delete()  # a draft with other settings: no records, recreate it
+                continue
+            created = True
+        else:
+            diff = settings_diff(settings, dataset.settings)
+            if diff:
+                raise SchemaMismatch(
+                    f"dataset {name!r} in workspace {workspace.name!r} at {api_url} "
+                    f"(ARGILLA_API_URL) has different settings than the annotation config: "
+                    f"{'; '.join(diff)} "
+                    "(push to a new --dataset name, or pass the --config it was created with)"
+                )
+            return dataset, created
+        try:
+            _finish_dataset(client, dataset, settings, api_url)
+        except ArgillaNotFound:
+            continue  # deleted under us by a push that found it conflicting: start over
+    raise ServiceError(
+        f"dataset {name!r} in workspace {workspace.name!r} at {api_url} (ARGILLA_API_URL) "
+        f"could not be created after {CREATE_ATTEMPTS} attempts: run the push again"
+    )
 
 
 def existing_record_ids(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -> set[str]:
@@ -252,6 +350,7 @@ def push_evaluation(
             result, spec, citations=invalid + chosen, blind=blind, read_code=read_code
         )
     client = client or connect(config)
+    require_dataset_rights(client, config.api_url)
     ws_name = workspace or config.workspace
     ws = get_workspace(client, ws_name, config.api_url)
     settings = to_settings(spec, config.min_submitted, client)
