@@ -42,12 +42,14 @@ def cli() -> None:
     citecal pull --dataset review -o ann.parquet    fetch their scores
     citecal calibrate ann.parquet                   judge-human agreement
     citecal validate answers.jsonl                  gate structured answer citations
+    citecal chunks docs/                            sentence and definition ids
     """
 
 
 # Commands register here, one line each (keep sorted by command name).
 # -- commands --
 from citecal.commands.calibrate import calibrate_command  # noqa: E402
+from citecal.commands.chunks import chunks_command  # noqa: E402
 from citecal.commands.eval import eval_command  # noqa: E402
 from citecal.commands.pull import pull_command  # noqa: E402
 from citecal.commands.push import push_command  # noqa: E402
@@ -55,6 +57,7 @@ from citecal.commands.rejudge import rejudge_command  # noqa: E402
 from citecal.commands.validate import validate_command  # noqa: E402
 
 cli.add_command(calibrate_command)
+cli.add_command(chunks_command)
 cli.add_command(eval_command)
 cli.add_command(pull_command)
 cli.add_command(push_command)

@@ -10,7 +10,7 @@ from citecal.extract._citations import parse_citation_group
 from citecal.extract._claims import count_words, extract_citations, find_claims
 from citecal.extract._coverage import coverage
 from citecal.extract._markdown import mask_code
-from citecal.extract._sentences import ABBREVIATIONS, split_sentences
+from citecal.extract._sentences import ABBREVIATIONS, sentence_blocks, split_sentences
 
 __all__ = [
     "ABBREVIATIONS",
@@ -20,5 +20,6 @@ __all__ = [
     "find_claims",
     "mask_code",
     "parse_citation_group",
+    "sentence_blocks",
     "split_sentences",
 ]

@@ -229,3 +229,28 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     trimmed of surrounding whitespace.
     """
     return [(u.start, u.end) for u in analyse(text)[1]]
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*(?:\r?\n[ \t]*)+")
+
+
+def sentence_blocks(text: str, *, markdown: bool = True) -> list[tuple[int, int, str]]:
+    """Sentence spans with the kind of block each sits in: ``(start, end, kind)``.
+
+    ``kind`` is a :data:`~citecal.extract._lines.BlockKind` (``heading``,
+    ``paragraph``, ``code``, ``table_row``, ...). With ``markdown=False`` the
+    text is plain prose: paragraphs are separated by blank lines and nothing is
+    code, a heading or a table (indentation means nothing there). Spans cover all
+    non-space text, in order, without overlapping, as :func:`split_sentences`.
+    """
+    if markdown:
+        return [(u.start, u.end, u.block.kind) for u in analyse(text)[1]]
+    spans: list[tuple[int, int, str]] = []
+    pos = 0
+    for m in [*_PARAGRAPH_BREAK.finditer(text), None]:
+        end = m.start() if m is not None else len(text)
+        for s, e in block_sentences(text, text, pos, end, ()):
+            spans.append((s, e, "paragraph"))
+        if m is not None:
+            pos = m.end()
+    return spans
