@@ -22,6 +22,7 @@ from citecal.models import (
     ValidationResult,
     Verdict,
 )
+from citecal.verify._excerpt import ExcerptCheck, excerpt_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,7 @@ class Outcome:
     validation: ValidationResult
     classification: Classification | None = None
     verdict: Verdict | None = None
+    excerpt: ExcerptCheck | None = None
 
 
 def rate(numerator: int, denominator: int) -> float | None:
@@ -128,6 +130,7 @@ def to_result(outcome: Outcome, near_lines: int = 10) -> CitationResult:
         tokens=v.tokens if v is not None else 0,
         cost_usd=v.cost_usd if v is not None else 0.0,
         escalated_from=escalated,
+        **excerpt_fields(ex.citation, outcome.excerpt),
     )
 
 

@@ -60,8 +60,21 @@ class Citation:
     file_path: str
     start_line: int
     end_line: int
+    location: str | None = None
+    """A location specifier as written, for citations that are not plain line
+    ranges (README "Excerpt citations"): ``p12``, ``sec-intro``, ``2:15``,
+    ``general``, ``S:3``, or ``L42-67`` inside ``[[...]]``. Lines stay 0 until
+    the location is resolved against the file."""
+    item: str | None = None
+    """The item id as written inside ``[[...]]``; ``file_path`` becomes the
+    item's path once it is looked up. None for ``[path:...]`` citations."""
 
     def __str__(self) -> str:
+        if self.item is not None:
+            where = "" if self.location is None else f":{self.location}"
+            return f"[[{self.item}{where}]]"
+        if self.location is not None:
+            return f"[{self.file_path}:{self.location}]"
         if self.start_line == self.end_line:
             return f"[{self.file_path}:{self.start_line}]"
         return f"[{self.file_path}:{self.start_line}-{self.end_line}]"
@@ -77,6 +90,9 @@ class ExtractedCitation:
     it ("" before the first heading), ``paragraph_index`` the 0-based index of
     that paragraph in the report, ``occurrence`` how many earlier citations had
     the same claim text and citation (this keeps ids stable and distinct).
+    ``excerpt`` is what the citation claims to quote (seed 002): the quoted
+    text before it (``excerpt_quoted``), or for ``[[item]]`` citations the text
+    of the sentence before it; None when there is nothing to check.
     """
 
     citation: Citation
@@ -87,6 +103,8 @@ class ExtractedCitation:
     context: str
     raw: str = ""
     occurrence: int = 0
+    excerpt: str | None = None
+    excerpt_quoted: bool = False
 
     @property
     def id(self) -> str:
@@ -223,6 +241,10 @@ class Summary(_Model):
     llm_calls: int = Field(0, description="Judge API requests made (cache hits excluded).")
     llm_tokens: int = Field(0, description="Prompt + completion tokens reported by the API.")
     cost_usd: float = Field(0.0, description="Judge cost from the pricing table.")
+    excerpt_checked: int = Field(0, description="Citations with an excerpt check (seed 002).")
+    excerpt_verified: int = Field(0, description="Of those, status verified.")
+    excerpt_unverified: int = Field(0, description="Of those, status unverified.")
+    excerpt_failed: int = Field(0, description="Of those, status failed (no item / location).")
 
 
 GateStatus = Literal["PASS", "WARN", "FAIL"]
@@ -244,6 +266,19 @@ class EscalationRecord(_Model):
     confidence: Confidence
     score: float | None
     reasoning: str
+
+
+ExcerptStatus = Literal["verified", "unverified", "failed"]
+"""Seed 002's verification status of an excerpt citation."""
+
+
+class ExcerptMatch(_Model):
+    """Where in the cited item the excerpt matches best (rapidfuzz alignment)."""
+
+    start_line: int
+    end_line: int
+    score: float = Field(description="Alignment score in [0, 1] (1 = verbatim).")
+    text: str = Field(description="The matching text of the item.")
 
 
 class CitationResult(_Model):
@@ -280,6 +315,17 @@ class CitationResult(_Model):
     tokens: int = Field(0, description="Judge tokens spent on this citation.")
     cost_usd: float = Field(0.0, description="Judge cost of this citation.")
     escalated_from: EscalationRecord | None = Field(None, description="First judge answer.")
+    # Excerpt citations (seed 002, README "Excerpt citations"); null for plain line citations.
+    item: str | None = Field(None, description="Item id as written in [[...]].")
+    location: str | None = Field(None, description="Location specifier as written (p12, ...).")
+    located: str | None = Field(None, description="What the location resolved to.")
+    excerpt: str | None = Field(None, description="The text the citation claims to quote.")
+    excerpt_quoted: bool | None = Field(None, description="The excerpt was in quotation marks.")
+    excerpt_status: ExcerptStatus | None = Field(None, description="verified/unverified/failed.")
+    excerpt_confidence: Confidence | None = Field(None, description="high/medium/low (seed 002).")
+    excerpt_verified: bool | None = Field(None, description="The excerpt appears at the location.")
+    excerpt_score: float | None = Field(None, description="Share of its words found (1 = exact).")
+    excerpt_match: ExcerptMatch | None = Field(None, description="Best-matching span of the item.")
 
 
 class EvalResult(_Model):
@@ -289,6 +335,7 @@ class EvalResult(_Model):
     report: str = Field(description="Path (or name) of the evaluated report.")
     repo: str = Field(description="Repository the citations were checked against.")
     rev: str | None = Field(None, description="Git revision, when evaluated at one.")
+    context: str | None = Field(None, description="Directory of [[item]] citations (--context).")
     summary: Summary
     citations: list[CitationResult]
     failed_citations: list[CitationResult]

@@ -20,7 +20,14 @@ from citecal import _regex as bounded_regex
 from citecal.aggregate import Outcome, summarize, to_result
 from citecal.config import Config
 from citecal.extract import coverage, extract_citations, find_claims
-from citecal.models import Classification, EvalResult, ExtractedCitation, ValidationResult, Verdict
+from citecal.models import (
+    Citation,
+    Classification,
+    EvalResult,
+    ExtractedCitation,
+    ValidationResult,
+    Verdict,
+)
 from citecal.source import (
     CachingStore,
     SourceFile,
@@ -30,6 +37,13 @@ from citecal.source import (
     build_symbol_index,
 )
 from citecal.verify import classify_claim, validate_citation, verify_extractive
+from citecal.verify._excerpt import (
+    ExcerptCheck,
+    excerpt_summary,
+    locate_citation,
+    needs_location,
+    reads_context,
+)
 
 if TYPE_CHECKING:
     from citecal.verify.judge import Judge, JudgeRequest
@@ -43,6 +57,7 @@ class _FileCache:
 
     store: SourceStore
     indexes: dict[str, SymbolIndex] = field(default_factory=dict)
+    context: _FileCache | None = None  # where [[item]] citations are read (--context)
 
     def read(self, path: str) -> SourceFile:
         return self.store.read(path)
@@ -66,6 +81,7 @@ class Analysis:
     uncited_claims: list[str]
     warnings: list[str] = field(default_factory=list)
     """Degradations of stages 1-4a, e.g. a settings regex that ran out of time."""
+    context: SourceStore | None = None
 
 
 def _unverified(reason: str) -> Verdict:
@@ -77,17 +93,21 @@ def analyse(
     store: SourceStore,
     config: Config,
     progress: Progress | None = None,
+    context: SourceStore | None = None,
 ) -> Analysis:
-    """Extract, validate, classify and run the extractive check on every citation."""
+    """Extract, validate, classify and run the extractive check on every citation.
+
+    ``context`` is where ``[[item]]`` citations are looked up (default: ``store``).
+    """
     bounded_regex.reset()
     extracted = extract_citations(report_text)
     claims = find_claims(report_text, config.extract)
     total_claims, cited_claims, _ = coverage(claims)
     workers = _worker_count(config, len(extracted), store)
-    if workers > 1:
-        outcomes = _analyse_parallel(extracted, store, config, workers, progress)
+    if workers > 1 and (context is None or isinstance(context, CachingStore)):
+        outcomes = _analyse_parallel(extracted, store, config, workers, progress, context)
     else:
-        files = _FileCache(store)
+        files = _FileCache(store, context=_FileCache(context) if context is not None else None)
         outcomes = []
         total = len(extracted)
         for n, ex in enumerate(extracted, 1):
@@ -100,6 +120,7 @@ def analyse(
         cited_claims=cited_claims,
         uncited_claims=[c.text for c in claims if not c.cited],
         warnings=bounded_regex.timeout_warnings(),
+        context=context,
     )
 
 
@@ -116,17 +137,20 @@ def _worker_count(config: Config, n_citations: int, store: SourceStore) -> int:
 # State a forked worker inherits; set just before the pool starts, cleared after.
 # Workers read citations from the inherited list and send back only what they
 # found, so neither direction pickles the report's text (claims, paragraphs).
-_PARENT: tuple[CachingStore, Config, list[ExtractedCitation]] | None = None
+_PARENT: tuple[CachingStore, Config, list[ExtractedCitation], CachingStore | None] | None = None
 _WORKER: tuple[_FileCache, Config, list[ExtractedCitation]] | None = None
 
-_Found = tuple[int, ValidationResult, Classification | None, Verdict | None]
+_Found = tuple[
+    int, ValidationResult, Classification | None, Verdict | None, Citation, ExcerptCheck | None
+]
 
 
 def _worker_init() -> None:
     global _WORKER
     assert _PARENT is not None
-    store, config, extracted = _PARENT
-    _WORKER = (_FileCache(store.reopen()), config, extracted)
+    store, config, extracted, context = _PARENT
+    items = _FileCache(context.reopen()) if context is not None else None
+    _WORKER = (_FileCache(store.reopen(), context=items), config, extracted)
 
 
 def _worker_run(chunk: list[int]) -> tuple[list[_Found], list[tuple[str, str, int]]]:
@@ -136,7 +160,9 @@ def _worker_run(chunk: list[int]) -> tuple[list[_Found], list[tuple[str, str, in
     found: list[_Found] = []
     for i in chunk:
         o = _analyse_one(extracted[i], files, config)
-        found.append((i, o.validation, o.classification, o.verdict))
+        found.append(
+            (i, o.validation, o.classification, o.verdict, o.extracted.citation, o.excerpt)
+        )
     return found, bounded_regex.timed_out()
 
 
@@ -146,6 +172,7 @@ def _analyse_parallel(
     config: Config,
     workers: int,
     progress: Progress | None,
+    context: SourceStore | None = None,
 ) -> list[Outcome]:
     """Stages 2-4a in forked processes, citations of one file kept in one chunk.
 
@@ -166,13 +193,17 @@ def _analyse_parallel(
         chunks[-1].extend(group)
     outcomes: list[Outcome | None] = [None] * len(extracted)
     done = 0
-    _PARENT = (store, config, extracted)
+    assert context is None or isinstance(context, CachingStore)
+    _PARENT = (store, config, extracted, context)
     try:
         with mp.get_context("fork").Pool(workers, initializer=_worker_init) as pool:
             for part, timeouts in pool.imap_unordered(_worker_run, chunks):
                 bounded_regex.record_timeouts(timeouts)
-                for i, validation, classification, verdict in part:
-                    outcomes[i] = Outcome(extracted[i], validation, classification, verdict)
+                for i, validation, classification, verdict, cited, excerpt in part:
+                    ex = extracted[i]
+                    if cited != ex.citation:  # resolved to lines (README "Excerpt citations")
+                        ex = replace(ex, citation=cited)
+                    outcomes[i] = Outcome(ex, validation, classification, verdict, excerpt)
                 done += len(part)
                 if progress is not None:
                     progress(done, len(extracted))
@@ -182,9 +213,15 @@ def _analyse_parallel(
 
 
 def _analyse_one(ex: ExtractedCitation, files: _FileCache, config: Config) -> Outcome:
-    validation = validate_citation(ex.citation, files.store)
+    excerpt: ExcerptCheck | None = None
+    if needs_location(ex):  # [[item]], a location specifier or a quoted excerpt
+        if files.context is not None and reads_context(ex.citation):
+            files = files.context
+        ex, validation, excerpt = locate_citation(ex, files.store, config)
+    else:
+        validation = validate_citation(ex.citation, files.store)
     if not validation.valid:
-        return Outcome(extracted=ex, validation=validation)
+        return Outcome(extracted=ex, validation=validation, excerpt=excerpt)
     classification: Classification = classify_claim(ex.claim_text, config.classify)
     verdict: Verdict | None = None
     if classification.mode != "abstractive":
@@ -204,9 +241,14 @@ def _analyse_one(ex: ExtractedCitation, files: _FileCache, config: Config) -> Ou
             return Outcome(
                 extracted=ex,
                 validation=replace(validation, valid=False, error=str(exc)),
+                excerpt=excerpt,
             )
     return Outcome(
-        extracted=ex, validation=validation, classification=classification, verdict=verdict
+        extracted=ex,
+        validation=validation,
+        classification=classification,
+        verdict=verdict,
+        excerpt=excerpt,
     )
 
 
@@ -234,7 +276,8 @@ def judge_requests(
     for i in indexes:
         o = analysis.outcomes[i]
         c = o.extracted.citation
-        file = store.read(c.file_path)
+        source = analysis.context if analysis.context and reads_context(c) else store
+        file = source.read(c.file_path)
         before = file.lines(max(1, c.start_line - k), c.start_line - 1) if c.start_line > 1 else ""
         last = min(file.line_count, c.end_line + k)
         after = file.lines(c.end_line + 1, last) if c.end_line < last else ""
@@ -266,6 +309,7 @@ def evaluate_report(
     report_name: str = "<report>",
     progress: Progress | None = None,
     judge_progress: Callable[[int], None] | None = None,
+    context: SourceStore | None = None,
 ) -> EvalResult:
     """Evaluate every citation of a report against a source store.
 
@@ -279,9 +323,11 @@ def evaluate_report(
         report_name: shown in the output's ``report`` field.
         progress: called with (done, total) during stages 1–4a.
         judge_progress: called with the number of judged claims as they finish.
+        context: where ``[[item]]`` citations are looked up (``--context``;
+            default ``store``).
     """
     config = config or Config()
-    analysis = analyse(report_text, store, config, progress)
+    analysis = analyse(report_text, store, config, progress, context)
     outcomes = list(analysis.outcomes)
     warnings: list[str] = list(analysis.warnings)
     calls = tokens = 0
@@ -323,10 +369,12 @@ def evaluate_report(
         llm_tokens=tokens,
         cost_usd=cost,
     )
+    summary = summary.model_copy(update=excerpt_summary(rows))
     return EvalResult(
         report=report_name,
         repo=store.name,
         rev=store.rev,
+        context=context.name if context is not None else None,
         summary=summary,
         citations=rows,
         failed_citations=[r for r in rows if r.failure_type is not None],

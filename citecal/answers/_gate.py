@@ -86,7 +86,7 @@ def eval_gate(result: EvalResult, cfg: GateConfig) -> Gate:
     P0: no citations; more than ``max_invalid_rate`` of them invalid; a cited
     file that does not exist (a hallucinated path). P1: overall precision below
     ``min_precision`` (or nothing decided), claim coverage below
-    ``min_coverage``, quoted excerpts that were not found.
+    ``min_coverage``, excerpts that were not found where their citation points.
     """
     s = result.summary
     fail: list[str] = []
@@ -118,4 +118,9 @@ def eval_gate(result: EvalResult, cfg: GateConfig) -> Gate:
         warn.append(f"precision {_pct(s.overall_precision)} < {_pct(cfg.min_precision)}")
     if s.coverage is not None and s.coverage < cfg.min_coverage:
         warn.append(f"claim coverage {_pct(s.coverage)} < {_pct(cfg.min_coverage)}")
+    missed = sum(
+        r.excerpt_status == "unverified" and r.excerpt is not None for r in result.citations
+    )
+    if missed:
+        warn.append(f"{missed} quoted excerpt(s) not found at their location")
     return decide(fail, warn)

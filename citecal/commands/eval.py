@@ -55,11 +55,12 @@ def _dry_run(
     prompt: str | None,
     model: str | None = None,
     use_cache: bool = True,
+    context: SourceStore | None = None,
 ) -> None:
     from citecal.pipeline import analyse, judge_requests, routed
     from citecal.verify.judge import estimate_cost
 
-    analysis = analyse(report_text, store, config)
+    analysis = analyse(report_text, store, config, context=context)
     requests = judge_requests(analysis, routed(analysis, config), store, config)
     est = estimate_cost(requests, config.judge, prompt, model=model, use_cache=use_cache)
     cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
@@ -106,6 +107,13 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     help="Repository the report cites (a directory checkout, or a git repo with --rev).",
 )
 @click.option("--rev", default=None, help="Read files at this git revision (no checkout).")
+@click.option(
+    "--context",
+    "context_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Directory of the items [[id]] citations name (default: the repository).",
+)
 @output_options(("table", "json", "markdown"))
 @click.option("--no-llm", is_flag=True, help="Skip the LLM judge: abstractive claims unverified.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any citation failed.")
@@ -137,6 +145,7 @@ def eval_command(
     report: Path,
     repo: Path,
     rev: str | None,
+    context_dir: Path | None,
     fmt: str,
     output: Path | None,
     no_llm: bool,
@@ -163,6 +172,7 @@ def eval_command(
       citecal eval report.md --repo . --dry-run
       citecal eval report.md --repo . --strict -f markdown > citations.md
       citecal eval report.md --repo . --no-llm --gate
+      citecal eval answer.md --context notes/ --no-llm
     """
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
@@ -180,8 +190,9 @@ def eval_command(
         for line in describe_repo_layer(layer):
             click.echo(line, err=True)
     store = open_store(repo, rev, config.validation)
+    context = open_store(context_dir, None, config.validation) if context_dir is not None else None
     if dry_run:
-        _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache)
+        _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache, context=context)
         return
     judge, reason = (None, "--no-llm") if no_llm else _build_judge(config, prompt, model, no_cache)
     interactive = sys.stderr.isatty()
@@ -205,6 +216,7 @@ def eval_command(
                 report_name=str(report),
                 progress=on_progress,
                 judge_progress=on_judged,
+                context=context,
             )
     finally:
         if judge is not None:

@@ -9,6 +9,23 @@ Accepted forms (seed §2.1 plus what LLM writers actually produce)::
     [a.py:L10-L25] [a.py:L10]  GitHub-style "L" line prefixes
     [./a.py:3]                 a leading "./" is dropped
 
+Location specifiers (seed 002, README "Excerpt citations")::
+
+    [[ctx-001]]                an item of the context directory, whole
+    [[ctx-001:L42]] [[ctx-001:L42-67]]   lines of an item
+    [[ctx-001:p12]]            page 12 (``excerpt.page_lines`` lines a page)
+    [[ctx-001:sec-intro]]      a section: heading, or a definition in code
+    [[talk:2:15]]              a timestamp in a .vtt/.srt transcript
+    [[ctx-001:general]]        the whole item
+    [doc.md:p12] [doc.md:sec-intro] [talk.vtt:2:15] [doc.md:general]
+    [doc.md:S:3]               sentence chunk 3 (``citecal chunks``)
+
+Inside ``[[...]]`` an item is an id or a path (no blanks, ``:``, brackets);
+an unknown specifier is still a citation, and resolution says what is wrong.
+In single brackets the path must contain ``.`` or ``/`` (``[note:general]``
+stays prose), and these forms are tried before line numbers, so
+``[talk.vtt:2:15]`` is a time, not line 15 of ``talk.vtt:2``.
+
 A path is one run of non-blank characters without ``[ ] , ;`` or
 backticks (so prose in brackets, ``[see the note: 10]``, is never read as a
 path). Paths are kept as written otherwise (Windows separators, ``@``, Unicode,
@@ -49,12 +66,64 @@ def _line_number(digits: str) -> int:
     return int(digits)
 
 
+_SPEC = r"p\d{1,9}|sec-[\w.\-]+|\d{1,3}:\d{2}(?::\d{2})?|general|S:\d{1,9}"
+_LOCATED = re.compile(r"\s*(?P<path>[^\s:\[\],;`]+):(?P<spec>" + _SPEC + r")\s*")
+_ITEM_REF = re.compile(r"\s*(?P<item>[^\s:\[\],;`]+)(?::(?P<spec>[^\[\],;]+?))?\s*")
+LINES_SPEC = re.compile(r"[Ll]?(?P<start>\d+)(?:[ \t]*[-‐‑‒–—−][ \t]*[Ll]?(?P<end>\d+))?")
+"""Lines inside ``[[item:...]]``: ``L42``, ``L42-67``, ``42-67``, ``L42-L67``."""
+
+
 class CitationGroup(NamedTuple):
-    """One citation bracket: its offsets in the report and the citations inside."""
+    """One citation bracket: its offsets in the report and the citations inside.
+
+    ``double`` marks a ``[[...]]`` item bracket (its offsets include both
+    pairs of brackets).
+    """
 
     start: int
     end: int
     citations: tuple[Citation, ...]
+    double: bool = False
+
+
+def parse_item_group(inner: str) -> list[Citation] | None:
+    """Item citations in the contents of a ``[[...]]`` bracket, or None if it is not one."""
+    citations: list[Citation] = []
+    for part in _SEPARATOR.split(inner) if ("," in inner or ";" in inner) else (inner,):
+        m = _ITEM_REF.fullmatch(part)
+        if m is None:
+            if part.strip():
+                return None
+            continue
+        item, spec = m.group("item", "spec")
+        if item[:2] == "./":
+            item = item[2:]
+        if not item or "://" in item or item[0] == "^":
+            return None
+        if spec is None:
+            citations.append(Citation(item, 0, 0, item=item))
+            continue
+        spec = spec.strip()
+        lines = LINES_SPEC.fullmatch(spec)
+        if lines is not None:
+            first = _line_number(lines.group("start"))
+            last = first if lines.group("end") is None else _line_number(lines.group("end"))
+            citations.append(Citation(item, first, last, location=spec, item=item))
+        else:
+            citations.append(Citation(item, 0, 0, location=spec, item=item))
+    return citations or None
+
+
+def _located(part: str) -> Citation | None:
+    m = _LOCATED.fullmatch(part)
+    if m is None:
+        return None
+    path, spec = m.group("path", "spec")
+    if path[:2] == "./":
+        path = path[2:]
+    if "." not in path and "/" not in path:
+        return None
+    return Citation(path, 0, 0, location=spec)
 
 
 def parse_citation_group(inner: str) -> list[Citation] | None:
@@ -72,6 +141,10 @@ def parse_citation_group(inner: str) -> list[Citation] | None:
         return None
     citations: list[Citation] = []
     for part in _SEPARATOR.split(inner) if ("," in inner or ";" in inner) else (inner,):
+        located = _located(part)
+        if located is not None:
+            citations.append(located)
+            continue
         m = _ITEM.fullmatch(part)
         if m is None:
             if part.strip():
@@ -107,12 +180,25 @@ def find_groups(
             (``[label]: url``), so a bracket followed by ``:`` is a label.
     """
     groups: list[CitationGroup] = []
-    if scan.find(":", start, end) < 0:
+    if scan.find(":", start, end) < 0 and scan.find("[[", start, end) < 0:
         return groups
     prev_end = -1
     prev_citation = False
     for m in _BRACKET.finditer(scan, start, end):
         s, e = m.span()
+        if (
+            s > start
+            and scan[s - 1] == "["
+            and scan[e : e + 1] == "]"
+            and e < end
+            and scan[e + 1 : e + 2] != "("
+            and not _escaped(scan, s - 1, start)
+        ):
+            items = parse_item_group(m.group(1))
+            if items is not None:  # [[item:spec]]
+                groups.append(CitationGroup(s - 1, e + 1, tuple(items), double=True))
+                prev_end, prev_citation = e + 1, True
+                continue
         after = scan[e : e + 1] if e < end else ""
         cites = None
         if scan[s - 1 : s] != "\\" or not _escaped(scan, s, start):

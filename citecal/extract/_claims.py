@@ -268,7 +268,13 @@ def _build(text: str) -> _Extraction:
             if len(unit.groups) == 1 and len(claim) <= MAX_CLAIM_CHARS
             else _clause_claims(unit, start, end, block, claim, norm, doc.scan)
         )
-        for group, part in zip(unit.groups, parts, strict=True):
+        excerpts = (
+            _excerpts(unit, start, block, norm, doc.scan)
+            if any(g.double for g in unit.groups) or _QUOTE.search(doc.scan, start, end)
+            else None
+        )
+        for k, (group, part) in enumerate(zip(unit.groups, parts, strict=True)):
+            excerpt, quoted = excerpts[k] if excerpts is not None else (None, False)
             raw = text[group.start : group.end]
             for cit in group.citations:
                 key = (part, str(cit))
@@ -284,9 +290,42 @@ def _build(text: str) -> _Extraction:
                         context=context,
                         raw=raw,
                         occurrence=occurrence,
+                        excerpt=excerpt,
+                        excerpt_quoted=quoted,
                     )
                 )
     return _Extraction(tuple(citations), tuple(sentences))
+
+
+_QUOTE = re.compile(r'"([^"\r\n]+)"|“([^”\r\n]+)”|«([^»\r\n]+)»')
+
+
+def _excerpts(
+    unit: Unit, start: int, block: Block, norm: _Normaliser, scan: str
+) -> list[tuple[str | None, bool]]:
+    """What each citation of a sentence claims to quote (seed 002 "Excerpt Extraction").
+
+    The text between the previous citation (or the sentence start) and this
+    one: its last quoted passage (``"..."``, ``“...”``, ``«...»``; never inside
+    code) when there is one, else, for ``[[item]]`` citations only, all of it.
+    """
+    out: list[tuple[str | None, bool]] = []
+    for k, group in enumerate(unit.groups):
+        seg_start = start if k == 0 else unit.groups[k - 1].end
+        last = None
+        for last in _QUOTE.finditer(scan, seg_start, group.start):  # noqa: B007
+            pass
+        if last is not None:
+            inner = last.lastindex or 1
+            quoted = norm.text[last.start(inner) : last.end(inner)]
+            out.append((" ".join(quoted.split()), True))
+            continue
+        if group.double:
+            said = _strip_claim(norm(seg_start, group.start, block, ()))
+            out.append((said if _ALNUM.search(said) else None, False))
+        else:
+            out.append((None, False))
+    return out
 
 
 def _clause_claims(

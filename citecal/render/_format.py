@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from citecal.models import CitationResult
+
 
 def pct(value: float | None) -> str:
     """A rate as a percentage, or an em dash when it is undefined (denominator 0)."""
@@ -33,3 +35,29 @@ SUMMARY_ROWS: tuple[tuple[str, str, str | None], ...] = (
     ("LLM tokens", "llm_tokens", None),
 )
 """(label, count field, rate field) rows of the summary, shared by table and Markdown."""
+
+
+def excerpt_note(r: CitationResult) -> str:
+    """One line on an excerpt citation's check (seed 002), or "" for other citations."""
+    if r.excerpt_status is None:
+        return ""
+    words = {
+        "verified": "excerpt found",
+        "failed": "excerpt not checked: no such item or location",
+    }
+    if r.excerpt_status == "unverified":
+        head = "no excerpt to check" if r.excerpt is None else "excerpt not found"
+    else:
+        head = words[r.excerpt_status]
+    parts = [f"{head} ({r.excerpt_status}, {r.excerpt_confidence})"]
+    if r.located:
+        parts.append(r.located)
+    m = r.excerpt_match
+    if m is not None and r.excerpt_status != "verified":
+        lines = (
+            f"line {m.start_line}"
+            if m.start_line == m.end_line
+            else f"lines {m.start_line}-{m.end_line}"
+        )
+        parts.append(f"best match {lines} ({m.score:.2f})")
+    return "; ".join(parts)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from citecal.models import EvalResult
-from citecal.render._format import SUMMARY_ROWS, outcome_label, pct, shorten
+from citecal.render._format import SUMMARY_ROWS, excerpt_note, outcome_label, pct, shorten
 
 
 def _cell(text: str) -> str:
@@ -23,6 +23,8 @@ def render_markdown(result: EvalResult) -> str:
         )
         out.append(f"| {label} | {value} |")
     out.append(f"| Cost | ${s['cost_usd']:.4f} |")
+    if s["excerpt_checked"]:
+        out.append(f"| Excerpts found | {s['excerpt_verified']}/{s['excerpt_checked']} |")
     out.append("")
     if result.warnings:
         out += [f"> **Warning:** {_cell(w)}" for w in result.warnings]
@@ -42,13 +44,21 @@ def render_markdown(result: EvalResult) -> str:
             )
         out.append("")
     out += ["<details><summary>All citations</summary>", ""]
-    out += ["| # | citation | outcome | mode | score | claim |", "|---:|---|---|---|---:|---|"]
+    excerpts = any(r.excerpt_status is not None for r in result.citations)
+    head = "| # | citation | outcome | mode | score | claim |"
+    rule = "|---:|---|---|---|---:|---|"
+    if excerpts:
+        head, rule = head + " excerpt |", rule + "---|"
+    out += [head, rule]
     for n, r in enumerate(result.citations, 1):
         score = "" if r.score is None else f"{r.score:.2f}"
-        out.append(
+        row = (
             f"| {n} | `{_cell(r.citation)}` | {outcome_label(r.verdict, r.valid)} | {r.mode or ''} "
             f"| {score} | {_cell(shorten(r.claim, 120))} |"
         )
+        if excerpts:
+            row += f" {_cell(excerpt_note(r))} |"
+        out.append(row)
     out += ["", "</details>", ""]
     if result.uncited_claims:
         out += [f"### Uncited claims ({len(result.uncited_claims)})", ""]

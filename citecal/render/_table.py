@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from citecal.models import EvalResult
-from citecal.render._format import SUMMARY_ROWS, outcome_label, pct, shorten
+from citecal.render._format import SUMMARY_ROWS, excerpt_note, outcome_label, pct, shorten
 
 _STYLE = {
     "supports": "green",
@@ -39,6 +39,8 @@ def _summary_table(result: EvalResult) -> Table:
             parts.append(pct(s[rate_field]))
         table.add_row(label, "  ".join(parts))
     table.add_row("Cost", f"${s['cost_usd']:.4f}")
+    if s["excerpt_checked"]:
+        table.add_row("Excerpts found", f"{s['excerpt_verified']}/{s['excerpt_checked']}")
     return table
 
 
@@ -56,6 +58,9 @@ def _citations_table(result: EvalResult, width: int) -> Table:
         detail = escape(shorten(r.claim, width))
         if reason:
             detail += f"\n[dim]{escape(shorten(reason, width))}[/dim]"
+        note = excerpt_note(r)
+        if note:
+            detail += f"\n[dim]{escape(shorten(note, width))}[/dim]"
         table.add_row(
             str(n),
             escape(r.citation),
