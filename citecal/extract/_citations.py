@@ -96,6 +96,8 @@ def parse_item_group(inner: str) -> list[Citation] | None:
                 return None
             continue
         item, spec = m.group("item", "spec")
+        if "://" in part:
+            return None  # a URL
         if item[:2] == "./":
             item = item[2:]
         if not item or "://" in item or item[0] == "^":
