@@ -270,7 +270,7 @@ def _build(text: str) -> _Extraction:
         )
         excerpts = (
             _excerpts(unit, start, block, norm, doc.scan)
-            if any(g.double for g in unit.groups) or _QUOTE.search(doc.scan, start, end)
+            if any(_located(g) for g in unit.groups) or _QUOTE.search(doc.scan, start, end)
             else None
         )
         for k, (group, part) in enumerate(zip(unit.groups, parts, strict=True)):
@@ -297,6 +297,11 @@ def _build(text: str) -> _Extraction:
     return _Extraction(tuple(citations), tuple(sentences))
 
 
+def _located(group: CitationGroup) -> bool:
+    """``[[item]]`` or a location specifier: an excerpt-style citation (README)."""
+    return group.double or any(c.location is not None for c in group.citations)
+
+
 _QUOTE = re.compile(r'"([^"\r\n]+)"|“([^”\r\n]+)”|«([^»\r\n]+)»')
 
 
@@ -307,7 +312,8 @@ def _excerpts(
 
     The text between the previous citation (or the sentence start) and this
     one: its last quoted passage (``"..."``, ``“...”``, ``«...»``; never inside
-    code) when there is one, else, for ``[[item]]`` citations only, all of it.
+    code) when there is one, else, for excerpt-style citations (``[[item]]``,
+    ``[doc.md:p2]``, ``[doc.md:S:3]``; not line ranges), all of it.
     """
     out: list[tuple[str | None, bool]] = []
     for k, group in enumerate(unit.groups):
@@ -320,7 +326,7 @@ def _excerpts(
             quoted = norm.text[last.start(inner) : last.end(inner)]
             out.append((" ".join(quoted.split()), True))
             continue
-        if group.double:
+        if _located(group):
             said = _strip_claim(norm(seg_start, group.start, block, ()))
             out.append((said if _ALNUM.search(said) else None, False))
         else:

@@ -110,7 +110,8 @@ def test_unknown_specifier_empty_file_and_items(make_repo: MakeRepo) -> None:
     )
     a, b, c, d, e = run(
         repo,
-        "one [[plan:wat]] two [[notes]] three [[empty]] four [[docs/plan.md]] five [[plan.md:L1]]\n",
+        "one [[plan:wat]] two [[notes]] three [[empty]] "
+        "four [[docs/plan.md]] five [[plan.md:L1]]\n",
     )
     assert a.error == "Unknown location 'wat': use L42, L42-67, p12, sec-name, 2:15, S:3 or general"
     assert b.error == "Ambiguous item id 'notes': a/notes.md, b/notes.txt"
