@@ -287,6 +287,7 @@ REPO_ALLOWED_KEYS: dict[str, frozenset[str]] = {
         }
     ),
     "calibration": frozenset({"spearman_threshold", "ceiling_margin"}),
+    "excerpt": frozenset({"page_lines", "match_threshold", "min_word_chars", "prefix_chars"}),
 }
 
 
