@@ -80,11 +80,23 @@ def significant_words(text: str, min_chars: int = 4) -> list[str]:
     return [w for w in text.lower().translate(_STRIP).split() if len(w) >= min_chars]
 
 
-def _exact(excerpt: str, content: str) -> re.Match[str] | None:
-    words = excerpt.split()
-    if not words:
+def _exact(excerpt: str, content: str) -> tuple[int, int] | None:
+    """Where ``excerpt`` occurs in ``content`` with runs of whitespace treated as equal.
+
+    A plain search first (most quotes keep the source's spacing); the regular
+    expression, costly to compile per excerpt, only when the whitespace-collapsed
+    texts say the excerpt is there.
+    """
+    needle = " ".join(excerpt.split())
+    if not needle:
         return None
-    return re.search(r"\s+".join(map(re.escape, words)), content)
+    at = content.find(needle)
+    if at >= 0:
+        return at, at + len(needle)
+    if needle not in " ".join(content.split()):
+        return None
+    m = re.search(r"\s+".join(map(re.escape, needle.split(" "))), content)
+    return m.span() if m is not None else None
 
 
 def word_overlap(excerpt: str, content: str, cfg: ExcerptConfig) -> float | None:
@@ -128,7 +140,7 @@ def best_span(excerpt: str, text: str, first_line: int = 1) -> ExcerptSpan | Non
         return None
     exact = _exact(needle, text)
     if exact is not None:
-        start, end, score = exact.start(), exact.end(), 100.0
+        (start, end), score = exact, 100.0
     else:
         hay = text.lower()
         if len(hay) != len(text):  # a few characters change length when lower-cased
