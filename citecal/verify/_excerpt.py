@@ -133,22 +133,7 @@ def match_excerpt(
     return score >= cfg.match_threshold, score, "words"
 
 
-def best_span(excerpt: str, text: str, first_line: int = 1) -> ExcerptSpan | None:
-    """The span of ``text`` that best matches ``excerpt`` (rapidfuzz alignment), with lines."""
-    needle = " ".join(excerpt.split())
-    if not needle or not text:
-        return None
-    exact = _exact(needle, text)
-    if exact is not None:
-        (start, end), score = exact, 100.0
-    else:
-        hay = text.lower()
-        if len(hay) != len(text):  # a few characters change length when lower-cased
-            hay = text
-        found = partial_ratio_alignment(needle.lower(), hay)
-        if found is None or found.score == 0:
-            return None
-        start, end, score = found.dest_start, found.dest_end, found.score
+def _span_at(text: str, start: int, end: int, score: float, first_line: int) -> ExcerptSpan:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -156,6 +141,23 @@ def best_span(excerpt: str, text: str, first_line: int = 1) -> ExcerptSpan | Non
     first = first_line + text.count("\n", 0, start)
     last = first + text.count("\n", start, end)
     return ExcerptSpan(first, last, round(score / 100.0, 4), text[start:end])
+
+
+def best_span(excerpt: str, text: str, first_line: int = 1) -> ExcerptSpan | None:
+    """The span of ``text`` that best matches ``excerpt`` (rapidfuzz alignment), with lines."""
+    needle = " ".join(excerpt.split())
+    if not needle or not text:
+        return None
+    exact = _exact(needle, text)
+    if exact is not None:
+        return _span_at(text, exact[0], exact[1], 100.0, first_line)
+    hay = text.lower()
+    if len(hay) != len(text):  # a few characters change length when lower-cased
+        hay = text
+    found = partial_ratio_alignment(needle.lower(), hay)
+    if found is None or found.score == 0:
+        return None
+    return _span_at(text, found.dest_start, found.dest_end, found.score, first_line)
 
 
 def _item_text(file: SourceFile, store: SourceStore, cfg: ExcerptConfig) -> str | None:
@@ -193,17 +195,18 @@ def check_excerpt(
     if excerpt is None:
         return ExcerptCheck(None, quoted, "unverified", "medium", False, located=located)
     content = validation.cited_content or ""
-    ok, score, method = match_excerpt(excerpt, content, cfg)
-    if method == "exact":
+    exact = _exact(excerpt, content)
+    if exact is not None:
+        best = _span_at(content, exact[0], exact[1], 100.0, first_line)
+        return ExcerptCheck(excerpt, quoted, "verified", "high", True, 1.0, "exact", best, located)
+    score = word_overlap(excerpt, content, cfg)
+    ok = score is not None and score >= cfg.match_threshold
+    method: MatchMethod | None = None if score is None else "words"
+    # Where it nearly is: near the location when it passed; anywhere in the item when not.
+    if ok or item_text is None:
         best = best_span(excerpt, content, first_line)
     else:
-        here = best_span(excerpt, content, first_line)
-        anywhere = best_span(excerpt, item_text) if item_text is not None else None
-        best = (
-            anywhere
-            if anywhere is not None and (here is None or anywhere.score > here.score)
-            else here
-        )
+        best = best_span(excerpt, item_text)
     if ok:
         return ExcerptCheck(excerpt, quoted, "verified", "high", True, score, method, best, located)
     return ExcerptCheck(excerpt, quoted, "unverified", "low", False, score, method, best, located)
