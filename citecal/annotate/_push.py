@@ -94,30 +94,40 @@ def repo_reader(result: EvalResult, repo: Path | None = None) -> Iterator[CodeRe
     Uses ``repo`` when given (an error if it cannot be opened), else the
     repository recorded in the evaluation when it still exists here; yields
     None when neither is available (the records then show the cited lines only).
+    Excerpt-style citations (README "Excerpt citations") are read from the
+    evaluation's ``context`` directory when it had one.
     """
     path = repo if repo is not None else Path(result.repo)
-    if repo is None and not path.is_dir():
-        yield None
-        return
-    try:
-        store: CachingStore = open_store(path, result.rev)
-    except StoreError:
-        if repo is not None:
-            raise
-        yield None
-        return
+    with contextlib.ExitStack() as stack:
+        store: CachingStore | None = None
+        if repo is not None or path.is_dir():
+            try:
+                store = stack.enter_context(open_store(path, result.rev))
+            except StoreError:
+                if repo is not None:
+                    raise
+        items: CachingStore | None = None
+        if result.context is not None and Path(result.context).is_dir():
+            with contextlib.suppress(StoreError):
+                items = stack.enter_context(open_store(Path(result.context)))
+        if store is None and items is None:
+            yield None
+            return
 
-    def read(citation: CitationResult) -> Sequence[CodeLine] | None:
-        try:
-            source = store.read(citation.file_path)
-            first = max(1, citation.start_line - CONTEXT_LINES)
-            last = min(source.line_count, citation.end_line + CONTEXT_LINES)
-            text = source.lines(first, last)
-        except (SourceFileError, ValueError):
-            return None
-        return code_window(text.split("\n"), first, citation.start_line, citation.end_line)
+        def read(citation: CitationResult) -> Sequence[CodeLine] | None:
+            located = citation.item is not None or citation.location is not None
+            source_store = items if located and items is not None else store
+            if source_store is None:
+                return None
+            try:
+                source = source_store.read(citation.file_path)
+                first = max(1, citation.start_line - CONTEXT_LINES)
+                last = min(source.line_count, citation.end_line + CONTEXT_LINES)
+                text = source.lines(first, last)
+            except (SourceFileError, ValueError):
+                return None
+            return code_window(text.split("\n"), first, citation.start_line, citation.end_line)
 
-    with store:
         yield read
 
 

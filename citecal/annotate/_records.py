@@ -152,7 +152,18 @@ def record_values(
         if citation.verdict and citation.confidence
         else citation.score
     )
+    match = citation.excerpt_match
+    best = (
+        None
+        if match is None
+        else f"lines {match.start_line}–{match.end_line} (score {match.score:.2f}):\n\n"
+        + "\n".join(f"> {line}" for line in match.text.split("\n"))
+    )
     return {
+        "best_match": best,
+        "excerpt": citation.excerpt,
+        "excerpt_status": citation.excerpt_status,
+        "location": citation.located or citation.location,
         "citation": citation.citation,
         "citation_id": citation.id,
         "cited_code": render_cited_code(

@@ -25,17 +25,21 @@ DEFAULT_SPEC_PATH = (
 """The bundled citation-support dataset definition (source checkout)."""
 
 RECORD_SOURCES: tuple[str, ...] = (
+    "best_match",
     "citation",
     "citation_id",
     "cited_code",
     "claim",
     "confidence",
     "context",
+    "excerpt",
+    "excerpt_status",
     "file_path",
     "judge_model",
     "judge_reasoning",
     "judge_score",
     "language",
+    "location",
     "matched_terms",
     "method",
     "missing_terms",

@@ -7,6 +7,7 @@ aggregates per item and per batch, and decides the P0/P1/P2 gate. The same
 gate rules, on an evaluation's summary, are ``citecal eval --gate``.
 """
 
+from citecal.answers._annotate import answer_verdict, answers_to_eval
 from citecal.answers._gate import answer_gate, batch_gate, eval_gate
 from citecal.answers._models import (
     AnswerMetrics,
@@ -31,6 +32,8 @@ __all__ = [
     "MalformedRecord",
     "ValidateResult",
     "answer_gate",
+    "answer_verdict",
+    "answers_to_eval",
     "batch_gate",
     "check_citation",
     "eval_gate",

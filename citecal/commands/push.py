@@ -16,8 +16,23 @@ from citecal.models import EvalResult
 
 
 def read_eval_json(path: Path) -> EvalResult:
-    """The evaluation written by ``citecal eval --format json``; InputError when it is not one."""
+    """The evaluation written by ``citecal eval --format json``; InputError when it is not one.
+
+    A ``citecal validate --format json`` result is accepted too: its answer
+    citations become evaluation rows (:func:`citecal.answers.answers_to_eval`).
+    """
     text = read_text_file(path, "evaluation JSON")
+    if '"total_qa"' in text[:4096] and '"summary"' not in text[:4096]:
+        from citecal.answers import ValidateResult, answers_to_eval
+
+        try:
+            return answers_to_eval(ValidateResult.model_validate_json(text))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            raise InputError(
+                f"{path} is not a `citecal validate --format json` output: '{where}': {err['msg']}"
+            ) from None
     try:
         return EvalResult.model_validate_json(text)
     except ValidationError as exc:
@@ -26,6 +41,16 @@ def read_eval_json(path: Path) -> EvalResult:
         raise InputError(
             f"{path} is not a `citecal eval --format json` output: '{where}': {err['msg']}"
         ) from None
+
+
+def _answers_spec(result: EvalResult) -> Path | None:
+    """``answer_citation.yaml`` for a ``citecal validate`` result pushed without ``--config``."""
+    from citecal.annotate._settings import DEFAULT_SPEC_PATH
+    from citecal.answers._annotate import ANSWER_MODEL
+
+    if result.citations and all(c.model == ANSWER_MODEL for c in result.citations):
+        return DEFAULT_SPEC_PATH.with_name("answer_citation.yaml")
+    return None
 
 
 @click.command("push")
@@ -41,7 +66,8 @@ def read_eval_json(path: Path) -> EvalResult:
     "spec_file",
     type=click.Path(path_type=Path),
     default=None,
-    help="Dataset definition YAML (default: annotation_configs/citation_support.yaml).",
+    help="Dataset definition YAML (default: annotation_configs/citation_support.yaml, "
+    "answer_citation.yaml for a `citecal validate` result).",
 )
 @click.option("--blind", is_flag=True, help="No judge suggestions or reasoning (no anchoring).")
 @click.option(
@@ -82,11 +108,14 @@ def push_command(
     same evaluation again updates them without duplicates and keeps every
     answer already given. The server is ARGILLA_API_URL (default
     http://127.0.0.1:6900, started by `make argilla-up`) with ARGILLA_API_KEY.
+    EVAL_JSON may also be a `citecal validate -f json` result: each answer
+    citation becomes a record (annotation_configs/answer_citation.yaml).
 
     \b
     Examples:
       citecal eval report.md --repo . --format json -o eval.json
       citecal push eval.json --dataset review
+      citecal push validation.json --dataset qa-citations
       citecal push eval.json --dataset review-blind --blind --sample 50 --strategy uncertain
     """
     from rich.console import Console
@@ -95,6 +124,8 @@ def push_command(
     from citecal.annotate import load_spec, push_evaluation
 
     result = read_eval_json(eval_json)
+    if spec_file is None:
+        spec_file = _answers_spec(result)
     spec = load_spec(spec_file)
     config = load_config().argilla
     with Progress(
