@@ -13,7 +13,6 @@ import json
 import uuid
 import warnings
 from collections.abc import Iterator
-from pathlib import Path
 
 import argilla as rg
 import pandas as pd
