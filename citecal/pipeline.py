@@ -125,8 +125,16 @@ def analyse(
 
 
 def _worker_count(config: Config, n_citations: int, store: SourceStore) -> int:
-    """Processes worth starting: only for big reports, only where fork exists."""
+    """Processes worth starting: only for big reports, only where fork exists.
+
+    A daemonic process may not have children (``multiprocessing`` refuses),
+    and a Dask worker is one: inside ``citecal eval-batch`` the cluster
+    already keeps every core busy, so the report stays in-process (README
+    "Many reports").
+    """
     if n_citations < config.validation.parallel_min_citations:
+        return 1
+    if mp.current_process().daemon:
         return 1
     if not isinstance(store, CachingStore) or "fork" not in mp.get_all_start_methods():
         return 1

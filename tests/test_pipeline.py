@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from citecal.config import Config
+from citecal.models import EvalResult
 from citecal.pipeline import _worker_count, evaluate_report
 from citecal.source import open_store
 
@@ -107,3 +110,29 @@ def test_reopen_gives_an_independent_store(make_repo: Callable[..., Path]) -> No
         assert again is not first and again.lines(1, 1) == "x = 1"
         if store.rev is not None:
             assert fresh._proc is not None and fresh._proc.pid != store._proc.pid  # type: ignore[attr-defined]
+
+
+def _evaluate_in_daemon(text: str, repo: str, queue: Any) -> None:
+    config = _parallel_config()
+    try:
+        result = evaluate_report(text, open_store(Path(repo)), config, no_judge_reason="test")
+    except AssertionError as exc:  # multiprocessing's "daemonic processes ..." refusal
+        queue.put(("error", str(exc)))
+        return
+    queue.put(("ok", result.model_dump_json()))
+
+
+def test_big_report_inside_a_daemonic_process_stays_in_process(
+    make_repo: Callable[..., Path],
+) -> None:
+    """A Dask worker is daemonic: forking a pool there fails, so analysis stays in-process."""
+    text, repo = _report_and_repo(make_repo)
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_evaluate_in_daemon, args=(text, str(repo), queue), daemon=True)
+    proc.start()
+    kind, got = queue.get(timeout=120)
+    proc.join(timeout=30)
+    assert (kind, proc.exitcode) == ("ok", 0), got
+    serial = evaluate_report(text, open_store(repo), Config(), no_judge_reason="test")
+    assert EvalResult.model_validate_json(got).model_dump() == serial.model_dump()
