@@ -38,6 +38,7 @@ def cli() -> None:
 
     \b
     citecal eval report.md --repo path/to/repo      verify every citation
+    citecal eval-batch reports.csv -o out/          thousands of reports on Dask
     citecal push eval.json --dataset review         queue claims for annotators
     citecal pull --dataset review -o ann.parquet    fetch their scores
     citecal calibrate ann.parquet                   judge-human agreement
@@ -51,6 +52,7 @@ def cli() -> None:
 from citecal.commands.calibrate import calibrate_command  # noqa: E402
 from citecal.commands.chunks import chunks_command  # noqa: E402
 from citecal.commands.eval import eval_command  # noqa: E402
+from citecal.commands.eval_batch import eval_batch_command  # noqa: E402
 from citecal.commands.pull import pull_command  # noqa: E402
 from citecal.commands.push import push_command  # noqa: E402
 from citecal.commands.rejudge import rejudge_command  # noqa: E402
@@ -59,6 +61,7 @@ from citecal.commands.validate import validate_command  # noqa: E402
 cli.add_command(calibrate_command)
 cli.add_command(chunks_command)
 cli.add_command(eval_command)
+cli.add_command(eval_batch_command)
 cli.add_command(pull_command)
 cli.add_command(push_command)
 cli.add_command(rejudge_command)

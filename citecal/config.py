@@ -418,14 +418,24 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def config_layers(repo: Path | None, config_file: Path | None) -> list[tuple[str, dict[str, Any]]]:
+def config_layers(
+    repo: Path | None,
+    config_file: Path | None,
+    *,
+    include_user: bool = True,
+    include_env: bool = True,
+) -> list[tuple[str, dict[str, Any]]]:
     """The settings of each source in precedence order (lowest first).
 
     The repository's layers hold only their allowed keys (:data:`REPO_ALLOWED_KEYS`).
+    ``include_user`` / ``include_env`` leave out this process's user config file
+    and ``CITECAL_*`` / ``OPENAI_*`` variables: eval-batch resolves them on the
+    driver and a Dask worker adds only each repository's layers in between,
+    never its own host's (README "Many reports").
     """
     layers: list[tuple[str, dict[str, Any]]] = []
     user = user_config_path()
-    if user.is_file():
+    if include_user and user.is_file():
         layers.append((str(user), _read_toml(user)))
     for layer in repo_config_layers(repo):
         if layer.settings:
@@ -438,7 +448,7 @@ def config_layers(repo: Path | None, config_file: Path | None) -> list[tuple[str
             data = data.get("tool", {}).get("citecal", {})
         layers.append((str(config_file), data))
     env: dict[str, Any] = {}
-    for var, (section, key) in ENV_VARS.items():
+    for var, (section, key) in ENV_VARS.items() if include_env else ():
         value = os.environ.get(var)
         if value:
             env.setdefault(section, {})[key] = value
@@ -453,10 +463,22 @@ def load_config(
     overrides: dict[str, dict[str, Any]] | None = None,
 ) -> Config:
     """Build the effective configuration; raise :class:`ConfigError` naming the bad key."""
+    return config_from_layers(config_layers(repo, config_file), overrides)
+
+
+def config_from_layers(
+    layers: list[tuple[str, dict[str, Any]]],
+    overrides: dict[str, dict[str, Any]] | None = None,
+) -> Config:
+    """Merge layers (lowest first, as :func:`config_layers` gives them) and flags.
+
+    Raises:
+        ConfigError: a layer or flag holds a bad key or value; names both.
+    """
     merged: dict[str, Any] = {}
     source = "defaults"
     try:
-        for source, data in config_layers(repo, config_file):  # noqa: B007 (named in errors)
+        for source, data in layers:  # noqa: B007 (named in errors)
             merged = _merge(merged, data)
             Config.model_validate(merged)
         source = "command-line options"

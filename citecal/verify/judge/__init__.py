@@ -6,7 +6,13 @@ The pipeline routes claims with :func:`needs_judge`, builds
 """
 
 from citecal.verify.judge._batching import make_batches
-from citecal.verify.judge._cache import VerdictCache, cache_key, default_cache_path
+from citecal.verify.judge._cache import (
+    DirectoryVerdictCache,
+    VerdictCache,
+    VerdictStore,
+    cache_key,
+    default_cache_path,
+)
 from citecal.verify.judge._client import JudgeAPIError, RetryPolicy, retry_after_s
 from citecal.verify.judge._estimate import count_tokens, estimate_cost
 from citecal.verify.judge._judge import (
@@ -37,6 +43,7 @@ from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, 
 __all__ = [
     "CONFIDENCE_CERTAINTY",
     "AnswerParseError",
+    "DirectoryVerdictCache",
     "DryRunEstimate",
     "Judge",
     "JudgeAPIError",
@@ -47,6 +54,7 @@ __all__ = [
     "PromptTemplate",
     "RetryPolicy",
     "VerdictCache",
+    "VerdictStore",
     "available_prompts",
     "build_judge",
     "cache_key",

@@ -13,12 +13,16 @@ outages or unparseable answers are retried next time.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import sqlite3
+import tempfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
@@ -104,6 +108,22 @@ class CachedAnswer(BaseModel):
         )
 
 
+class VerdictStore(Protocol):
+    """What the judge needs of a verdict cache (SQLite file or shared directory)."""
+
+    def get(self, key: str) -> Verdict | None:
+        """The cached answer for ``key`` (marked ``cached``), or None."""
+        ...
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        """Store a real judge answer."""
+        ...
+
+    def close(self) -> None:
+        """Release what the cache holds open."""
+        ...
+
+
 class VerdictCache:
     """A SQLite file mapping cache keys to judge answers; opened on first use."""
 
@@ -167,3 +187,65 @@ class VerdictCache:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+class DirectoryVerdictCache:
+    """A verdict cache that workers on several hosts share: one JSON file per key.
+
+    ``citecal eval-batch`` needs a cache every Dask worker reads and writes,
+    wherever it runs (README "Many reports", docs/scale.md). SQLite is not
+    safe on a network filesystem (its WAL needs shared memory on one host),
+    and a cache server would be one more service and credential. The batch
+    already needs a filesystem all workers see (manifest, reports,
+    repositories, output), so the cache lives there as
+    ``ROOT/<first 2 hex digits>/<key>.json``. Keys are content hashes, so
+    two workers writing one key write equivalent answers; each file is
+    written to a temporary name and renamed, so a reader sees a whole answer
+    or none, without locks.
+    """
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Verdict | None:
+        """The cached answer for ``key`` (marked ``cached``), or None."""
+        try:
+            text = self._path(key).read_text(encoding="utf-8")
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise InputError(
+                f"cannot read the judge cache {self.root}: {exc.strerror} (use --no-cache)"
+            ) from None
+        try:
+            return CachedAnswer.model_validate_json(text).to_verdict()
+        except ValueError:
+            return None  # written by an incompatible version: ask again, overwrite later
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        """Store a real judge answer (write to a temporary file, then rename)."""
+        target = self._path(key)
+        record = CachedAnswer.from_verdict(verdict)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=target.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(record.model_dump_json())
+                os.replace(tmp, target)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+        except OSError as exc:
+            raise InputError(
+                f"cannot write the judge cache {self.root}: {exc.strerror} (use --no-cache)"
+            ) from None
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.root.glob("??/*.json"))
+
+    def close(self) -> None:
+        """Nothing is held open between calls."""

@@ -32,6 +32,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,7 +158,7 @@ class ChatClient:
         client: openai.AsyncOpenAI,
         base_url: str,
         policy: RetryPolicy,
-        semaphore: asyncio.Semaphore,
+        semaphore: AbstractAsyncContextManager[object],
         api_key_env: str = "OPENAI_API_KEY",
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:

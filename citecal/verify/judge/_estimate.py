@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from citecal.config import JudgeConfig
 from citecal.verify.judge._batching import make_batches
-from citecal.verify.judge._cache import VerdictCache, cache_key
+from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
 from citecal.verify.judge._judge import judge_base_url
 from citecal.verify.judge._pricing import cost_usd
 from citecal.verify.judge._prompts import load_prompt, render_messages
@@ -43,12 +43,14 @@ def estimate_cost(
     *,
     model: str | None = None,
     use_cache: bool = False,
+    cache: VerdictStore | None = None,
 ) -> DryRunEstimate:
     """Calls, tokens and dollars a judge run would take, without calling anything.
 
     Batches are formed exactly as :meth:`Judge.judge` forms them and prompts
     rendered in full; answer tokens use seed §14's allowances. With
-    ``use_cache`` the local cache is read (no network) and hits are not counted.
+    ``use_cache`` the local cache is read (no network) and hits are not counted:
+    ``cache`` when given (eval-batch's shared directory), else the SQLite file.
     """
     template = load_prompt(prompt or config.prompt)
     model = model or config.judge_model
@@ -56,15 +58,16 @@ def estimate_cost(
     hits = 0
     if use_cache and config.cache:
         endpoint = judge_base_url(config)
-        cache = VerdictCache(config.cache_path)
+        store = cache if cache is not None else VerdictCache(config.cache_path)
         try:
             pending = [
                 r
                 for r in requests
-                if cache.get(cache_key(model, template.version, r, endpoint=endpoint)) is None
+                if store.get(cache_key(model, template.version, r, endpoint=endpoint)) is None
             ]
         finally:
-            cache.close()
+            if cache is None:
+                store.close()
         hits = len(requests) - len(pending)
     batches = make_batches(pending, config.max_batch_size)
     prompt_tokens = 0

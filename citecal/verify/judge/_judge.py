@@ -24,6 +24,7 @@ import ipaddress
 import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 from urllib.parse import urlparse
@@ -33,7 +34,7 @@ import openai
 from citecal.config import JudgeConfig
 from citecal.models import Verdict, support_score
 from citecal.verify.judge._batching import make_batches
-from citecal.verify.judge._cache import VerdictCache, cache_key
+from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
 from citecal.verify.judge._client import (
     ChatClient,
     Completion,
@@ -162,7 +163,8 @@ class Judge:
         model: str,
         base_url: str,
         api_key: str,
-        cache: VerdictCache | None,
+        cache: VerdictStore | None,
+        slots: Callable[[], AbstractAsyncContextManager[object]] | None = None,
     ) -> None:
         self.config = config
         self.prompt = prompt
@@ -173,6 +175,9 @@ class Judge:
         self.base_url = base_url
         self._api_key = api_key
         self.cache = cache
+        # Request slots: one semaphore per run by default; eval-batch passes a
+        # cluster-wide one so all Dask workers together respect one limit.
+        self._slots = slots
         self._structured = config.structured_outputs
         self._temperature: float | None = config.temperature
         self._policy = RetryPolicy(
@@ -255,7 +260,7 @@ class Judge:
             client,
             self.base_url,
             self._policy,
-            asyncio.Semaphore(self.config.concurrency),
+            self._slots() if self._slots else asyncio.Semaphore(self.config.concurrency),
             api_key_env=self.config.api_key_env,
         )
         tally.escalate = self.escalation_model is not None
@@ -556,6 +561,8 @@ def build_judge(
     prompt: str | None = None,
     model: str | None = None,
     use_cache: bool = True,
+    cache: VerdictStore | None = None,
+    slots: Callable[[], AbstractAsyncContextManager[object]] | None = None,
 ) -> Judge:
     """A ready judge; no network access until the first :meth:`Judge.judge`.
 
@@ -565,6 +572,10 @@ def build_judge(
         model: judge model override (default ``config.judge_model``).
         use_cache: False bypasses the verdict cache, for reads and writes
             (also off when ``config.cache`` is false).
+        cache: the verdict cache to use instead of the SQLite file at
+            ``config.cache_path`` (eval-batch: a directory all workers share).
+        slots: makes the async context manager each request holds while in
+            flight, once per run (default: a semaphore of ``config.concurrency``).
 
     Raises:
         InputError: unknown prompt version or bad prompt file.
@@ -572,5 +583,7 @@ def build_judge(
     """
     template = load_prompt(prompt or config.prompt)
     base_url, api_key = resolve_endpoint(config)
-    cache = VerdictCache(config.cache_path) if use_cache and config.cache else None
-    return Judge(config, template, model or config.judge_model, base_url, api_key, cache)
+    store: VerdictStore | None = None
+    if use_cache and config.cache:
+        store = cache if cache is not None else VerdictCache(config.cache_path)
+    return Judge(config, template, model or config.judge_model, base_url, api_key, store, slots)

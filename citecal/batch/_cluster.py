@@ -1,0 +1,139 @@
+"""The Dask side: connecting to a cluster, and one judge concurrency limit for all of it.
+
+``citecal eval-batch`` starts a :class:`distributed.LocalCluster` (worker
+processes, one thread each: the pipeline is CPU-bound Python) or connects to
+a running scheduler. The judge's request slots come from one
+:class:`distributed.Semaphore` held by the scheduler, so however many workers
+run, at most ``judge.concurrency`` requests are in flight against the
+endpoint (README "Many reports"). Its leases expire when a worker dies
+(``distributed.scheduler.locks.lease-timeout``, 30 s by default), so a killed
+worker cannot keep slots forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from citecal.errors import ServiceError
+
+if TYPE_CHECKING:
+    from distributed import Client, Semaphore
+
+
+class ClusterSlots:
+    """Picklable factory of request slots limited cluster-wide (``Judge(slots=...)``).
+
+    Each slot first takes one of ``local`` per-run slots (an asyncio
+    semaphore, so one report cannot park a crowd of threads on the
+    scheduler), then a lease of the cluster-wide semaphore. The lease is
+    taken in a thread because the judge runs its own event loop, not the
+    worker's.
+    """
+
+    def __init__(self, semaphore: Semaphore, local: int) -> None:
+        self.semaphore = semaphore
+        self.local = local
+
+    def __call__(self) -> _Slot:
+        return _Slot(self.semaphore, asyncio.Semaphore(self.local))
+
+
+class _Slot:
+    """An async context manager shared by one judge run's requests (stateless per entry)."""
+
+    def __init__(self, semaphore: Semaphore, local: asyncio.Semaphore) -> None:
+        self._cluster = semaphore
+        self._local = local
+
+    def _release_later(self, acquired: asyncio.Future[bool]) -> None:
+        # The waiting coroutine was cancelled but the thread went on and got
+        # a lease: give it back, or it would be refreshed (held) forever.
+        if not acquired.cancelled() and acquired.exception() is None and acquired.result():
+            threading.Thread(target=self._cluster.release, daemon=True).start()
+
+    async def __aenter__(self) -> _Slot:
+        await self._local.acquire()
+        try:
+            acquired = asyncio.get_running_loop().run_in_executor(None, self._cluster.acquire)
+            try:
+                await asyncio.shield(acquired)
+            except asyncio.CancelledError:
+                acquired.add_done_callback(self._release_later)
+                raise
+        except BaseException:
+            self._local.release()
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, self._cluster.release)
+        finally:
+            self._local.release()
+
+
+def judge_slots(client: Client, concurrency: int, name: str) -> ClusterSlots:
+    """Register a cluster-wide semaphore of ``concurrency`` leases for this batch."""
+    from distributed import Semaphore
+
+    semaphore = Semaphore(
+        max_leases=concurrency, name=name, scheduler_rpc=client.scheduler, loop=client.loop
+    )
+    semaphore.register()
+    return ClusterSlots(semaphore, concurrency)
+
+
+@contextlib.contextmanager
+def connect(scheduler: str | None, workers: int | None) -> Iterator[Client]:
+    """A client of the scheduler at ``scheduler``, or of a new LocalCluster of ``workers``.
+
+    Raises:
+        ServiceError: the scheduler cannot be reached.
+    """
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            # Waits up to distributed.comm.timeouts.connect (dask config, 30 s by default).
+            client = Client(scheduler, set_as_default=False)
+        except (
+            OSError,
+            ValueError,
+        ) as exc:  # TimeoutError is an OSError; a bad address a ValueError
+            raise ServiceError(
+                f"cannot reach the Dask scheduler at {scheduler}: {str(exc).splitlines()[0]} "
+                "(start one with `dask scheduler` and `dask worker ADDRESS`, "
+                "or leave out --scheduler for a local cluster)"
+            ) from None
+        with client:
+            yield client
+        return
+    cluster = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
+    with cluster, Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+def dashboard_link(client: Client) -> str | None:
+    """The dashboard URL when the scheduler serves one (bokeh installed), else None."""
+    services = client.scheduler_info().get("services", {})
+    if "dashboard" not in services:
+        return None
+    link = client.dashboard_link
+    return str(link) if link else None
