@@ -31,17 +31,41 @@ class ClusterSlots:
 
     Each slot first takes one of ``local`` per-run slots (an asyncio
     semaphore, so one report cannot park a crowd of threads on the
-    scheduler), then a lease of the cluster-wide semaphore. The lease is
-    taken in a thread because the judge runs its own event loop, not the
-    worker's.
+    scheduler), then a lease of the cluster-wide semaphore named ``name``.
+    Only the name and sizes travel with a task; the semaphore is bound to
+    the worker it runs on at first use (it needs the worker's scheduler
+    connection and event loop, which refresh its leases). The lease is taken
+    in a thread because the judge runs its own event loop, not the worker's.
     """
 
-    def __init__(self, semaphore: Semaphore, local: int) -> None:
-        self.semaphore = semaphore
+    def __init__(self, name: str, max_leases: int, local: int) -> None:
+        self.name = name
+        self.max_leases = max_leases
         self.local = local
+        self._semaphore: Semaphore | None = None
+
+    def __getstate__(self) -> tuple[str, int, int]:
+        return (self.name, self.max_leases, self.local)
+
+    def __setstate__(self, state: tuple[str, int, int]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
+
+    def semaphore(self) -> Semaphore:
+        """The cluster semaphore, bound to this worker (call from a task's thread)."""
+        if self._semaphore is None:
+            from distributed import Semaphore, get_worker
+
+            worker = get_worker()
+            self._semaphore = Semaphore(
+                max_leases=self.max_leases,
+                name=self.name,
+                scheduler_rpc=worker.scheduler,
+                loop=worker.loop,
+            )
+        return self._semaphore
 
     def __call__(self) -> _Slot:
-        return _Slot(self.semaphore, asyncio.Semaphore(self.local))
+        return _Slot(self.semaphore(), asyncio.Semaphore(self.local))
 
 
 class _Slot:
@@ -83,15 +107,19 @@ class _Slot:
             self._local.release()
 
 
-def judge_slots(client: Client, concurrency: int, name: str) -> ClusterSlots:
-    """Register a cluster-wide semaphore of ``concurrency`` leases for this batch."""
+def judge_slots(client: Client, concurrency: int, name: str) -> tuple[ClusterSlots, Semaphore]:
+    """Register a cluster-wide semaphore of ``concurrency`` leases for this batch.
+
+    Returns the slots to send to workers and the driver's handle, to close
+    the semaphore when the batch ends.
+    """
     from distributed import Semaphore
 
     semaphore = Semaphore(
         max_leases=concurrency, name=name, scheduler_rpc=client.scheduler, loop=client.loop
     )
     semaphore.register()
-    return ClusterSlots(semaphore, concurrency)
+    return ClusterSlots(name, concurrency, concurrency), semaphore
 
 
 @contextlib.contextmanager

@@ -329,9 +329,9 @@ def evaluate_batch(
         return summarize_run(output, the_plan, progress, 0, None)
     with connect(options.scheduler, options.workers) as client:
         workers = len(client.scheduler_info().get("workers", {}))
-        slots = None
+        slots, handle = None, None
         if not options.no_llm and not options.dry_run and unavailable is None:
-            slots = judge_slots(
+            slots, handle = judge_slots(
                 client, config.judge.concurrency, f"citecal-judge-{uuid.uuid4().hex}"
             )
         job = JobSettings(
@@ -351,8 +351,8 @@ def evaluate_batch(
         try:
             progress = run_plan(client, the_plan, job, on_progress)
         finally:
-            if slots is not None:
-                slots.semaphore.close()
+            if handle is not None:
+                handle.close()
         if options.dry_run:
             return summarize_dry_run(progress)
         return summarize_run(output, the_plan, progress, workers, dashboard_link(client))
