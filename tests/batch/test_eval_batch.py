@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from batch_factories import Row, write_manifest
+from batch_factories import Row
 from click.testing import CliRunner
 
 from citecal.batch import (
