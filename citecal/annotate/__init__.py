@@ -6,6 +6,7 @@ connection and maps the SDK's failures to typed errors; :mod:`._push` and
 :mod:`._pull` do the I/O.
 """
 
+from citecal.annotate._batch import BatchSample, is_batch_output, sample_batch
 from citecal.annotate._client import (
     LOCAL_API_KEY,
     ArgillaAuthError,
@@ -26,7 +27,13 @@ from citecal.annotate._pull import (
     pull_annotations,
     write_table,
 )
-from citecal.annotate._push import PushSummary, push_evaluation, repo_reader, to_rg_record
+from citecal.annotate._push import (
+    PushSummary,
+    push_batch,
+    push_evaluation,
+    repo_reader,
+    to_rg_record,
+)
 from citecal.annotate._records import (
     AnnotationRecord,
     BuiltRecords,
@@ -42,8 +49,10 @@ from citecal.annotate._records import (
 )
 from citecal.annotate._sampling import (
     STRATEGIES,
+    Candidate,
     Strategy,
     rule_judge_conflict,
+    sample_across_reports,
     select_citations,
     uncertainty,
 )
@@ -66,7 +75,9 @@ __all__ = [
     "ArgillaAuthError",
     "ArgillaNotFound",
     "ArgillaUnavailable",
+    "BatchSample",
     "BuiltRecords",
+    "Candidate",
     "CodeLine",
     "PullCounts",
     "PullResult",
@@ -82,17 +93,21 @@ __all__ = [
     "connect",
     "get_dataset",
     "get_workspace",
+    "is_batch_output",
     "judge_agent",
     "load_spec",
     "parse_spec",
     "parse_timestamp",
     "pull_annotations",
+    "push_batch",
     "push_evaluation",
     "record_id",
     "render_cited_code",
     "repo_reader",
     "report_id",
     "rule_judge_conflict",
+    "sample_across_reports",
+    "sample_batch",
     "select_citations",
     "settings_diff",
     "to_rg_record",

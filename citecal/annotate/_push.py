@@ -39,6 +39,7 @@ from citecal.annotate._client import (
 )
 from citecal.annotate._records import (
     AnnotationRecord,
+    BuiltRecords,
     CodeLine,
     CodeReader,
     build_records,
@@ -359,6 +360,80 @@ def push_evaluation(
         built = build_records(
             result, spec, citations=invalid + chosen, blind=blind, read_code=read_code
         )
+    return _upload(
+        built,
+        spec,
+        config,
+        dataset_name=dataset_name,
+        workspace=workspace,
+        batch_size=batch_size,
+        client=client,
+        progress=progress,
+        left_out=len(valid) - len(chosen),
+        t0=t0,
+    )
+
+
+def push_batch(
+    path: Path,
+    spec: AnnotationSpec,
+    config: ArgillaConfig,
+    *,
+    dataset_name: str,
+    workspace: str | None = None,
+    blind: bool = False,
+    sample: int | None = None,
+    strategy: Strategy = "stratified",
+    seed: int = 0,
+    batch_size: int | None = None,
+    client: rg.Argilla | None = None,
+    progress: Callable[[int], Progress] | None = None,
+) -> PushSummary:
+    """Push a seeded sample of the valid citations of an eval-batch output (``citations.parquet``).
+
+    The sample is drawn across reports (:func:`~citecal.annotate.sample_batch`);
+    each chosen citation becomes the same record ``push`` makes from that
+    report's eval JSON, with context lines read from the report's repository.
+    """
+    from citecal.annotate._batch import sample_batch
+
+    t0 = time.perf_counter()
+    drawn = sample_batch(path, sample, strategy, seed)
+    records: list[AnnotationRecord] = []
+    skipped: list[tuple[str, str]] = []
+    for result in drawn.results:
+        with repo_reader(result) as read_code:
+            built = build_records(result, spec, blind=blind, read_code=read_code)
+        records += built.records
+        skipped += built.skipped
+    return _upload(
+        BuiltRecords(tuple(records), tuple(skipped)),
+        spec,
+        config,
+        dataset_name=dataset_name,
+        workspace=workspace,
+        batch_size=batch_size,
+        client=client,
+        progress=progress,
+        left_out=drawn.candidates - drawn.chosen,
+        t0=t0,
+    )
+
+
+def _upload(
+    built: BuiltRecords,
+    spec: AnnotationSpec,
+    config: ArgillaConfig,
+    *,
+    dataset_name: str,
+    workspace: str | None,
+    batch_size: int | None,
+    client: rg.Argilla | None,
+    progress: Callable[[int], Progress] | None,
+    left_out: int,
+    t0: float,
+) -> PushSummary:
+    """Create or check the dataset, upsert ``built``'s records, count what happened."""
     client = client or connect(config)
     require_dataset_rights(client, config.api_url)
     ws_name = workspace or config.workspace
@@ -381,7 +456,7 @@ def push_evaluation(
         dataset_created=created_dataset,
         created=len(ok) - updated,
         updated=updated,
-        skipped=len(built.skipped) + (len(valid) - len(chosen)),
+        skipped=len(built.skipped) + left_out,
         failed=len(failed_ids),
         seconds=time.perf_counter() - t0,
         upload_seconds=time.perf_counter() - t_upload,

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Generic, Literal, Protocol, TypeVar
 
 from citecal.models import CitationResult, support_score
 
@@ -21,13 +22,37 @@ _SUPPORTS_COVERAGE = 0.8
 _FAILS_COVERAGE = 0.5
 
 
-def term_coverage(citation: CitationResult) -> float | None:
+class _Escalation(Protocol):
+    @property
+    def verdict(self) -> str: ...
+
+
+class Judged(Protocol):
+    """The fields sampling looks at: a CitationResult, or a row read with only those columns."""
+
+    @property
+    def verdict(self) -> str | None: ...
+    @property
+    def confidence(self) -> str | None: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def method(self) -> str | None: ...
+    @property
+    def matched_terms(self) -> Sequence[str]: ...
+    @property
+    def missing_terms(self) -> Sequence[str]: ...
+    @property
+    def escalated_from(self) -> _Escalation | None: ...
+
+
+def term_coverage(citation: Judged) -> float | None:
     """Share of the claim's terms found in the cited code, when term matching ran."""
     total = len(citation.matched_terms) + len(citation.missing_terms)
     return len(citation.matched_terms) / total if total else None
 
 
-def rule_judge_conflict(citation: CitationResult) -> bool:
+def rule_judge_conflict(citation: Judged) -> bool:
     """True when the term-matching rule and the LLM judge disagree.
 
     Either the judge's verdict contradicts the term coverage (most terms found
@@ -46,7 +71,7 @@ def rule_judge_conflict(citation: CitationResult) -> bool:
     return citation.verdict == "supports" and coverage < _FAILS_COVERAGE
 
 
-def uncertainty(citation: CitationResult) -> float:
+def uncertainty(citation: Judged) -> float:
     """1 when the support score is 0.5 (or unknown), 0 when it is 0 or 1."""
     if citation.verdict is None:
         return 1.0
@@ -102,3 +127,67 @@ def select_citations(
         raise ValueError(f"unknown sampling strategy: {strategy}")
     order = {id(c): i for i, c in enumerate(pool)}
     return sorted(chosen, key=lambda c: order[id(c)])
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate(Generic[K]):
+    """One citation of a batch output, reduced to what sampling across reports needs."""
+
+    key: K
+    repo: str
+    verdict: str | None
+    conflict: bool
+    uncertainty: float
+
+
+def sample_across_reports(
+    candidates: Sequence[Candidate[K]],
+    n: int | None,
+    strategy: Strategy = "stratified",
+    seed: int = 0,
+) -> list[K]:
+    """Keys of at most ``n`` citations drawn from many reports (``citecal push citations.parquet``).
+
+    - ``stratified``: round-robin over (repository, verdict) groups, each
+      group shuffled with ``seed``, so every repository and every verdict is
+      represented before any group gets a second pick (README "Many reports").
+    - ``all``: a uniform random sample; ``uncertain``: rule-versus-judge
+      conflicts first, then the least confident verdicts.
+
+    Deterministic for a seed, and returned in input order, so a re-push picks
+    the same records.
+    """
+    pool = list(candidates)
+    if n is None or n >= len(pool):
+        chosen = pool
+    elif n <= 0:
+        chosen = []
+    elif strategy == "all":
+        chosen = random.Random(seed).sample(pool, n)
+    elif strategy == "uncertain":
+        ranked = sorted(
+            enumerate(pool), key=lambda ic: (not ic[1].conflict, -ic[1].uncertainty, ic[0])
+        )
+        chosen = [c for _, c in ranked[:n]]
+    elif strategy == "stratified":
+        rng = random.Random(seed)
+        groups: dict[tuple[str, str], list[Candidate[K]]] = defaultdict(list)
+        for c in pool:
+            groups[(c.repo, c.verdict or "none")].append(c)
+        queues = []
+        for group in sorted(groups):
+            members = groups[group][:]
+            rng.shuffle(members)
+            queues.append(members)
+        chosen = []
+        while len(chosen) < n:
+            for queue in queues:
+                if queue and len(chosen) < n:
+                    chosen.append(queue.pop())
+    else:
+        raise ValueError(f"unknown sampling strategy: {strategy}")
+    picked = {id(c) for c in chosen}
+    return [c.key for c in pool if id(c) in picked]

@@ -54,7 +54,7 @@ def _answers_spec(result: EvalResult) -> Path | None:
 
 
 @click.command("push")
-@click.argument("eval_json", type=click.Path(path_type=Path))
+@click.argument("eval_json", metavar="EVALUATION", type=click.Path(path_type=Path))
 @click.option(
     "--dataset", "dataset", required=True, help="Argilla dataset name (created if missing)."
 )
@@ -76,9 +76,10 @@ def _answers_spec(result: EvalResult) -> Path | None:
 @click.option(
     "--strategy",
     type=click.Choice(["all", "uncertain", "stratified"]),
-    default="all",
-    show_default=True,
-    help="How --sample picks: random, least certain first, or spread over mode × verdict.",
+    default=None,
+    help="How --sample picks: random, least certain first, or spread over groups "
+    "(mode × verdict; repository × verdict for citations.parquet). "
+    "Default: all for eval JSON, stratified for citations.parquet.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed.")
 @click.option(
@@ -97,19 +98,22 @@ def push_command(
     spec_file: Path | None,
     blind: bool,
     sample: int | None,
-    strategy: str,
+    strategy: str | None,
     seed: int,
     repo: Path | None,
     batch_size: int | None,
 ) -> None:
-    """Push the valid citations of EVAL_JSON to an Argilla dataset for annotation.
+    """Push the valid citations of EVALUATION to an Argilla dataset for annotation.
 
-    Records get stable ids (report, claim, citation, revision), so pushing the
-    same evaluation again updates them without duplicates and keeps every
-    answer already given. The server is ARGILLA_API_URL (default
-    http://127.0.0.1:6900, started by `make argilla-up`) with ARGILLA_API_KEY.
-    EVAL_JSON may also be a `citecal validate -f json` result: each answer
-    citation becomes a record (annotation_configs/answer_citation.yaml).
+    EVALUATION is a `citecal eval --format json` file, a `citecal validate -f
+    json` result (each answer citation becomes a record,
+    annotation_configs/answer_citation.yaml), or the citations.parquet of a
+    `citecal eval-batch` output (sampled across its reports, stratified by
+    repository and verdict). Records get stable ids (report, claim, citation,
+    revision), so pushing the same evaluation again updates them without
+    duplicates and keeps every answer already given. The server is
+    ARGILLA_API_URL (default http://127.0.0.1:6900, started by `make
+    argilla-up`) with ARGILLA_API_KEY.
 
     \b
     Examples:
@@ -117,14 +121,18 @@ def push_command(
       citecal push eval.json --dataset review
       citecal push validation.json --dataset qa-citations
       citecal push eval.json --dataset review-blind --blind --sample 50 --strategy uncertain
+      citecal push out/citations.parquet --dataset review --sample 200 --seed 7
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from citecal.annotate import load_spec, push_evaluation
+    from citecal.annotate import is_batch_output, load_spec, push_batch, push_evaluation
 
-    result = read_eval_json(eval_json)
-    if spec_file is None:
+    batch = is_batch_output(eval_json)
+    if batch and repo is not None:
+        raise InputError("--repo is for eval JSON: a batch output records each report's repository")
+    result = None if batch else read_eval_json(eval_json)
+    if spec_file is None and result is not None:
         spec_file = _answers_spec(result)
     spec = load_spec(spec_file)
     config = load_config().argilla
@@ -142,20 +150,35 @@ def push_command(
             task = bar.add_task(f"pushing to {dataset}", total=total)
             return lambda n: bar.advance(task, n)
 
-        summary = push_evaluation(
-            result,
-            spec,
-            config,
-            dataset_name=dataset,
-            workspace=workspace,
-            blind=blind,
-            sample=sample,
-            strategy=strategy,  # type: ignore[arg-type]
-            seed=seed,
-            repo=repo,
-            batch_size=batch_size,
-            progress=start,
-        )
+        if result is None:
+            summary = push_batch(
+                eval_json,
+                spec,
+                config,
+                dataset_name=dataset,
+                workspace=workspace,
+                blind=blind,
+                sample=sample,
+                strategy=strategy or "stratified",  # type: ignore[arg-type]
+                seed=seed,
+                batch_size=batch_size,
+                progress=start,
+            )
+        else:
+            summary = push_evaluation(
+                result,
+                spec,
+                config,
+                dataset_name=dataset,
+                workspace=workspace,
+                blind=blind,
+                sample=sample,
+                strategy=strategy or "all",  # type: ignore[arg-type]
+                seed=seed,
+                repo=repo,
+                batch_size=batch_size,
+                progress=start,
+            )
     made = "created" if summary.dataset_created else "updated"
     click.echo(
         f"{made} dataset {summary.dataset!r} in workspace {summary.workspace!r} at "
