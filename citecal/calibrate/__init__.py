@@ -33,7 +33,13 @@ from citecal.calibrate._rejudge import (
     rejudge_frame,
 )
 from citecal.calibrate._render import render_markdown, render_table
-from citecal.calibrate._report import DEFAULT_BY, GROUP_COLUMNS, calibrate, calibrate_frame
+from citecal.calibrate._report import (
+    DEFAULT_BY,
+    GROUP_COLUMNS,
+    calibrate,
+    calibrate_frame,
+    default_by,
+)
 from citecal.calibrate._table import language_of, load_annotations, prepare, read_table
 
 __all__ = [
@@ -55,6 +61,7 @@ __all__ = [
     "comparison_plot",
     "compute_metrics",
     "confusion_plot",
+    "default_by",
     "group_plot",
     "judge_requests",
     "language_of",

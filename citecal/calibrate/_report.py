@@ -21,11 +21,23 @@ GROUP_COLUMNS: dict[str, str] = {
     "prompt_version": "prompt_version",
     "language": "language",
     "report": "report_id",
+    "repo": "repo",
 }
 """``--by`` names and the table column each one groups on."""
 
 DEFAULT_BY: tuple[str, ...] = ("mode", "model", "prompt_version")
 """Breakdowns DESIGN.md asks for when the user names none."""
+
+
+def default_by(df: pd.DataFrame) -> tuple[str, ...]:
+    """:data:`DEFAULT_BY`, plus ``repo`` when the table spans several repositories.
+
+    A table pulled from an eval-batch sample covers many repositories, and
+    the judge may do well on one and badly on another (README "Many reports").
+    """
+    several = df["repo"].dropna().nunique() > 1 if "repo" in df else False
+    return (*DEFAULT_BY, "repo") if several else DEFAULT_BY
+
 
 MISSING_GROUP = "(none)"
 
@@ -85,20 +97,23 @@ def calibrate_frame(
 def calibrate(
     path: Path | str,
     *,
-    by: Sequence[str] = DEFAULT_BY,
+    by: Sequence[str] | None = None,
     config: CalibrationConfig | None = None,
     compare: Path | str | None = None,
 ) -> CalibrationReport:
     """Read an annotation table and calibrate the judge against its annotators.
 
+    ``by`` None means :func:`default_by` of the table.
+
     Raises:
         InputError: unreadable or malformed table (missing columns, scores
             outside 0–3, duplicate rows), or an unknown ``by`` name.
     """
-    for name in by:
+    for name in by or ():
         if name not in GROUP_COLUMNS:
             raise InputError(f"cannot group by {name!r}: use one of {', '.join(GROUP_COLUMNS)}")
     df = load_annotations(path)
+    by = default_by(df) if by is None else by
     other = load_annotations(compare) if compare is not None else None
     return calibrate_frame(
         df,

@@ -39,6 +39,7 @@ OPTIONAL_TEXT_COLUMNS: tuple[str, ...] = (
     "reasoning",
     "correction",
     "extractive_verdict",
+    "repo",
 )
 
 _VERDICTS = frozenset({"supports", "partial", "not_supports", "unverified"})

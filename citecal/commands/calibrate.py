@@ -12,7 +12,7 @@ from citecal._io import atomic_write_text, check_output
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
-BY_CHOICES = ("mode", "model", "prompt_version", "language", "report")
+BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
 
 
 @click.command("calibrate")
@@ -22,7 +22,8 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report")
     "by",
     multiple=True,
     type=click.Choice(BY_CHOICES),
-    help="Breakdown dimension; repeat for several (default: mode, model, prompt_version).",
+    help="Breakdown dimension; repeat for several (default: mode, model, prompt_version, "
+    "and repo when the table spans several repositories).",
 )
 @output_options(("table", "json", "markdown", "html"))
 @click.option(
@@ -84,7 +85,7 @@ def calibrate_command(
       citecal calibrate annotations.parquet --by language -f html -o calibration.html
       citecal calibrate v1.parquet --compare v2.parquet --fail-if-worse
     """
-    from citecal.calibrate import DEFAULT_BY, calibrate
+    from citecal.calibrate import calibrate
     from citecal.errors import InputError
 
     if fail_if_worse and compare is None:
@@ -99,7 +100,7 @@ def calibrate_command(
     config = load_config(None, config_file, overrides).calibration
     if seed is not None:
         config.seed = seed
-    report = calibrate(annotations, by=by or DEFAULT_BY, config=config, compare=compare)
+    report = calibrate(annotations, by=by or None, config=config, compare=compare)
     _emit(report, fmt, output)
     if fail_if_worse and report.compare is not None and report.compare.significantly_worse:
         click.echo(
