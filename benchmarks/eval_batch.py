@@ -124,7 +124,7 @@ t = time.perf_counter()
 tasks = make_tasks(read_manifest(manifest), size)
 output = BatchOutput(out)
 output.create()
-job = JobSettings(output=out, user_layers=[], overrides={}, no_llm=True)
+job = JobSettings(output=out, below=[], above=[], overrides={}, no_llm=True)
 reports = citations = 0
 for task in tasks:
     r = run_task(task, job)

@@ -303,8 +303,9 @@ def evaluate_batch(
     from citecal.verify.judge import JudgeUnavailable, build_judge
 
     config_file = Path(options.config_file) if options.config_file else None
-    user_layers = config_layers(None, config_file)
-    config = config_from_layers(user_layers, options.overrides)
+    below = config_layers(None, None, include_env=False)  # the user config file
+    above = config_layers(None, config_file, include_user=False)  # --config, environment
+    config = config_from_layers(below + above, options.overrides)
     unavailable: str | None = None
     if not options.no_llm:
         try:  # fail fast on a bad prompt; say once why the judge cannot run
@@ -336,7 +337,8 @@ def evaluate_batch(
             )
         job = JobSettings(
             output=str(output.root.absolute()),
-            user_layers=user_layers,
+            below=below,
+            above=above,
             overrides=options.overrides,
             no_llm=options.no_llm,
             prompt=options.prompt,

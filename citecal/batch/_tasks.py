@@ -24,7 +24,7 @@ from typing import Any
 from citecal._io import read_text_file
 from citecal.batch._manifest import ManifestEntry
 from citecal.batch._tables import BatchOutput, citation_rows, report_row
-from citecal.config import Config, config_from_layers, config_layers
+from citecal.config import Config, config_from_layers, repo_config_layers
 from citecal.errors import InputError
 from citecal.models import EvalResult, Summary
 from citecal.source import CachingStore, open_store
@@ -46,14 +46,17 @@ class BatchTask:
 class JobSettings:
     """Everything a worker needs besides the task; sent with every task (small).
 
-    ``user_layers`` are the user's settings as resolved by the driver (config
-    file, the driver's ``CITECAL_*``/``OPENAI_*`` environment): the worker adds
-    only each repository's own layer underneath, never its own environment
-    (DESIGN.md "Trust"; a remote worker's environment is not the user's).
+    The user's settings are resolved by the driver: ``below`` is the user
+    config file, ``above`` the ``--config`` file and the driver's
+    ``CITECAL_*``/``OPENAI_*`` environment. The worker puts each repository's
+    own layers in between, as ``citecal eval`` does, and never reads its own
+    host's environment or user config (DESIGN.md "Trust"; a remote worker's
+    environment is not the user's).
     """
 
     output: str
-    user_layers: Layers
+    below: Layers
+    above: Layers
     overrides: dict[str, dict[str, Any]]
     no_llm: bool = False
     prompt: str | None = None
@@ -65,9 +68,9 @@ class JobSettings:
 
     def config_for(self, repo: str) -> Config:
         """The settings ``citecal eval --repo REPO`` would use, with the user's layers."""
-        path = Path(repo)
-        own = config_layers(path if path.is_dir() else None, None, include_env=False)
-        return config_from_layers(own + self.user_layers, self.overrides)
+        own = [(layer.source, layer.settings) for layer in repo_config_layers(Path(repo))]
+        own = [(source, settings) for source, settings in own if settings]
+        return config_from_layers(self.below + own + self.above, self.overrides)
 
 
 @dataclass

@@ -74,7 +74,7 @@ def batch_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     out = BatchOutput(tmp / "out")
     out.create()
-    job = JobSettings(output=str(out.root), user_layers=[], overrides={}, no_llm=True)
+    job = JobSettings(output=str(out.root), below=[], above=[], overrides={}, no_llm=True)
     for task in make_tasks(entries, task_size=1):
         run_task(task, job)
     return out.table_dir("citations")
