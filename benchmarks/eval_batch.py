@@ -120,7 +120,7 @@ SERIAL = r"""
 import json, resource, sys, time
 from citecal.batch import BatchOutput, JobSettings, make_tasks, read_manifest, run_task
 manifest, out, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-t = time.perf_counter()
+t, cpu = time.perf_counter(), time.process_time()
 tasks = make_tasks(read_manifest(manifest), size)
 output = BatchOutput(out)
 output.create()
@@ -131,8 +131,9 @@ for task in tasks:
     reports += r.reports + r.errors
     citations += r.citations
 elapsed = time.perf_counter() - t
+cpu = time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"seconds": elapsed, "reports": reports, "citations": citations,
+print(json.dumps({"seconds": elapsed, "cpu": cpu, "reports": reports, "citations": citations,
                   "tasks": len(tasks), "peak_mb": peak}))
 """
 
@@ -223,7 +224,7 @@ def cluster(
         t = time.perf_counter()
         client.gather(client.map(_noop, range(n), pure=False))
         noop = (time.perf_counter() - t) / n
-    inside = progress.task_seconds
+    inside, inside_cpu = progress.task_seconds, progress.task_cpu_seconds
     overhead = (elapsed * workers - inside) / max(1, summary.tasks)
     return {
         "startup": startup,
@@ -233,6 +234,7 @@ def cluster(
         "tasks": summary.tasks,
         "llm_calls": summary.totals.get("llm_calls", 0),
         "inside": inside,
+        "inside_cpu": inside_cpu,
         "overhead": overhead,
         "gap_mean": sum(gaps) / len(gaps) if gaps else 0.0,
         "gap_max": max(gaps, default=0.0),
@@ -318,10 +320,12 @@ def main() -> int:
     )
     print(f"ratio         : {ratio:.2f}x (target >= 1.7x)")
     efficiency = one["seconds"] / float(two["inside"])  # type: ignore[arg-type]
+    cpu_ratio = float(two["inside_cpu"]) / one["cpu"]  # type: ignore[arg-type]
     print(
-        f"inside tasks  : {float(two['inside']):.2f}s of work on {args.workers} workers = "  # type: ignore[arg-type]
-        f"{efficiency:.2f} of the 1-process speed per worker; load average now "
-        f"{os.getloadavg()[0]:.2f} (other processes share the cores)"
+        f"inside tasks  : {float(two['inside']):.2f}s wall on {args.workers} workers = "  # type: ignore[arg-type]
+        f"{efficiency:.2f} of the 1-process speed per worker; CPU {float(two['inside_cpu']):.2f}s "  # type: ignore[arg-type]
+        f"against {one['cpu']:.2f}s in 1 process ({cpu_ratio:.2f}x the work); load average "
+        f"now {os.getloadavg()[0]:.2f} (other processes share the cores)"
     )
     ms = {k: float(two[k]) * 1000 for k in ("gap_mean", "gap_max", "noop", "overhead")}  # type: ignore[arg-type]
     print(

@@ -63,6 +63,7 @@ class Progress:
     estimate: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     warnings: set[str] = field(default_factory=set)
     task_seconds: float = 0.0
+    task_cpu_seconds: float = 0.0
 
     def add(self, r: TaskResult) -> None:
         self.done += r.reports + r.errors
@@ -75,6 +76,7 @@ class Progress:
             self.estimate[name] += value
         self.warnings |= r.warnings
         self.task_seconds += r.seconds
+        self.task_cpu_seconds += r.cpu_seconds
 
     @property
     def elapsed(self) -> float:

@@ -82,6 +82,8 @@ class TaskResult:
     errors: int = 0
     citations: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time of the task's thread (wall ``seconds`` minus waiting and other processes)."""
     totals: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     """Sums of the summary's counts (``total_citations``, ``llm_calls``, ``cost_usd``, ...)."""
     estimate: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
@@ -156,7 +158,7 @@ def run_task(task: BatchTask, job: JobSettings) -> TaskResult:
     run (:class:`~citecal.errors.JudgeError`) propagates and stops the batch,
     as it stops ``citecal eval``.
     """
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.thread_time()
     result = TaskResult(key=task.key)
     errors: list[dict[str, Any]] = []
     citations: list[dict[str, Any]] = []
@@ -182,6 +184,7 @@ def run_task(task: BatchTask, job: JobSettings) -> TaskResult:
     if not job.dry_run:
         BatchOutput(job.output).write_part(task.key, citations, reports, errors)
     result.seconds = time.perf_counter() - t0
+    result.cpu_seconds = time.thread_time() - cpu0
     return result
 
 
