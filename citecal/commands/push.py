@@ -86,7 +86,7 @@ def _answers_spec(result: EvalResult) -> Path | None:
     "--repo",
     type=click.Path(path_type=Path),
     default=None,
-    help="Repository to read context lines from (default: the one recorded in EVAL_JSON).",
+    help="Repository to read context lines from (default: the one recorded in EVALUATION).",
 )
 @click.option(
     "--batch-size", type=click.IntRange(1, 500), default=None, help="Records per request."
