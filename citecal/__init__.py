@@ -14,14 +14,18 @@ from citecal.config import Config, load_config
 from citecal.models import Citation, CitationResult, EvalResult, ExtractedCitation, Verdict
 
 if TYPE_CHECKING:
+    from citecal.answers import validate_answers
+    from citecal.chunks import chunk_text
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
 
 __version__ = "0.1.0"
 
 _LAZY = {
+    "chunk_text": "citecal.chunks",
     "evaluate_report": "citecal.pipeline",
     "open_store": "citecal.source",
+    "validate_answers": "citecal.answers",
 }
 
 
@@ -39,7 +43,9 @@ __all__ = [
     "EvalResult",
     "ExtractedCitation",
     "Verdict",
+    "chunk_text",
     "evaluate_report",
     "load_config",
     "open_store",
+    "validate_answers",
 ]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -33,7 +34,6 @@ from citecal.answers._gate import answer_gate
 from citecal.answers._models import AnswerMetrics, CitationCheck, ItemResult, SpanMatch
 from citecal.config import AnswersConfig
 
-_SPACE = re.compile(r"\s+")
 _ELLIPSIS = re.compile(r"\.\.\.+|…")
 
 
@@ -44,8 +44,10 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
+@lru_cache(maxsize=256)
 def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text).strip().casefold()
+    """Case and whitespace folded; cached, as an item's evidence is searched once per citation."""
+    return " ".join(text.split()).casefold()
 
 
 def quote_score(quote: str, evidence: str) -> float:
