@@ -49,6 +49,7 @@ def cli() -> None:
 
 # Commands register here, one line each (keep sorted by command name).
 # -- commands --
+from citecal.commands.bench import bench_command  # noqa: E402
 from citecal.commands.calibrate import calibrate_command  # noqa: E402
 from citecal.commands.chunks import chunks_command  # noqa: E402
 from citecal.commands.eval import eval_command  # noqa: E402
@@ -58,6 +59,7 @@ from citecal.commands.push import push_command  # noqa: E402
 from citecal.commands.rejudge import rejudge_command  # noqa: E402
 from citecal.commands.validate import validate_command  # noqa: E402
 
+cli.add_command(bench_command)
 cli.add_command(calibrate_command)
 cli.add_command(chunks_command)
 cli.add_command(eval_command)

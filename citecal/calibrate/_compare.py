@@ -22,6 +22,7 @@ from citecal.calibrate._metrics import MIN_PAIRS, _correlations, _finite, _quiet
 from citecal.calibrate._models import Comparison, FlippedRecord, MetricDiff
 from citecal.config import CalibrationConfig
 from citecal.errors import InputError
+from citecal.support import humans_support
 
 SIGNIFICANCE = 0.05
 
@@ -172,7 +173,7 @@ def compare_judges(
         claim=("claim", "first"),
         citation=("citation", "first"),
     )
-    truth = records["human_median"] >= 2
+    truth = humans_support(records["human_median"])
     right_a = records["pos_a"].astype(bool) == truth
     right_b = records["pos_b"].astype(bool) == truth
     b01 = int((right_a & ~right_b).sum())

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from citecal.calibrate._models import CATEGORY_HELP, Disagreement
+from citecal.support import verdicts_support
 
 WRONG_TARGET_PATTERN = (
     r"wrong (?:file|function|class|method|symbol|module|location|place|line)"
@@ -34,8 +35,6 @@ WRONG_TARGET_PATTERN = (
     r"|cites? the wrong|elsewhere"
 )
 """Note phrases meaning the citation points at the wrong place."""
-
-_POSITIVE_EXTRACTIVE = ("supports", "partial")
 
 
 def categorise(df: pd.DataFrame) -> pd.DataFrame:
@@ -57,7 +56,7 @@ def categorise(df: pd.DataFrame) -> pd.DataFrame:
     spread = df.groupby("record_id")["human_pos"].agg(["min", "max"])
     split = (spread["min"] != spread["max"]).reindex(mismatch["record_id"]).to_numpy(dtype=bool)
     extractive = mismatch["extractive_verdict"]
-    rule_pos = extractive.isin(_POSITIVE_EXTRACTIVE).to_numpy()
+    rule_pos = verdicts_support(extractive.to_numpy())
     rule_known = extractive.notna().to_numpy() & (extractive != "unverified").to_numpy()
     rule_disagrees = rule_known & (rule_pos != fp)
     score = mismatch["human_score"].to_numpy()

@@ -27,6 +27,7 @@ from citecal.calibrate import _bootstrap as bs
 from citecal.calibrate._ceiling import human_reliability
 from citecal.calibrate._models import Confusion, Metrics, ReliabilityBin
 from citecal.config import CalibrationConfig
+from citecal.support import humans_support
 
 MIN_PAIRS = 3
 """Correlations and kappas need at least this many judge-human pairs."""
@@ -73,7 +74,7 @@ def consensus_agreement(pairs: pd.DataFrame) -> tuple[float | None, int]:
     median = g["human_score"].median()
     judge = g["judge_pos"].first()
     conflicting = int((g["judge_pos"].nunique() > 1).sum())
-    return float(((median >= 2) == judge.astype(bool)).mean()), conflicting
+    return float((humans_support(median) == judge.astype(bool)).mean()), conflicting
 
 
 def reliability_bins(scored: pd.DataFrame, n_bins: int = 5) -> list[ReliabilityBin]:

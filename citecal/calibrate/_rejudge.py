@@ -30,6 +30,7 @@ from citecal.errors import InputError
 from citecal.extract import parse_citation_group
 from citecal.models import Verdict
 from citecal.source import language_for_path
+from citecal.support import human_supports
 from citecal.verify.judge import JudgeRequest, JudgeRun, build_judge, load_prompt
 
 JUDGE_OUTPUT_COLUMNS: tuple[str, ...] = (
@@ -182,7 +183,7 @@ def mine_few_shot(
                 chosen.append(part.iloc[i])
     blocks = []
     for n, ex in enumerate(chosen, start=1):
-        supported = float(median[ex["record_id"]]) >= 2
+        supported = human_supports(float(median[ex["record_id"]]))
         code = parse_cited_code(ex.get("cited_code")).code
         reason = ex.get("notes") or ex.get("correction") or ""
         blocks.append(

@@ -18,6 +18,12 @@ import pandas as pd
 from citecal.errors import InputError
 from citecal.models import VERDICT_CONFIDENCE_SCORE
 from citecal.source import language_for_path
+from citecal.support import (
+    DECIDED_VERDICTS,
+    SUPPORTING_VERDICTS,
+    humans_support,
+    verdicts_support,
+)
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("record_id", "report_id", "annotator", "human_score")
 """Columns without which no figure can be computed."""
@@ -175,8 +181,9 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     """Validate the table and add the derived columns the statistics use.
 
     Derived columns: ``judge_score`` (support probability, DESIGN.md mapping
-    when the judge gave no score), ``judge_pos`` (1.0 supports/partial, 0.0
-    not_supports, NaN unverified or no answer), ``judge_ord`` (the support
+    when the judge gave no score), ``judge_pos`` (1.0 supports, 0.0 partial
+    or not_supports, NaN unverified or no answer: the one rule of
+    :mod:`citecal.support`), ``judge_ord`` (the support
     score on the human 0–3 scale: ``min(3, floor(4·score))``, so the 0.5
     threshold of the binary verdict coincides with the human ``≥ 2``),
     ``human_pos`` (human score ≥ 2, seed §7.3) and ``language``.
@@ -265,8 +272,8 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     given = df["llm_score"].to_numpy(dtype=np.float64)
     judge_score = np.where(np.isnan(given), mapped, given)
     df["judge_score"] = judge_score
-    is_pos = np.isin(verdicts, ["supports", "partial"])
-    is_neg = verdicts == "not_supports"
+    is_pos = verdicts_support(verdicts)
+    is_neg = np.isin(verdicts, sorted(DECIDED_VERDICTS - SUPPORTING_VERDICTS))
     no_verdict = np.array([v is None for v in verdicts], dtype=bool)
     pos = np.full(len(df), np.nan)
     pos[is_pos] = 1.0
@@ -275,7 +282,7 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     pos[from_score] = (judge_score[from_score] >= 0.5).astype(np.float64)
     df["judge_pos"] = pos
     df["judge_ord"] = np.minimum(3.0, np.floor(df["judge_score"] * 4.0))
-    df["human_pos"] = (df["human_score"] >= 2).astype(float)
+    df["human_pos"] = humans_support(df["human_score"]).astype(float)
     if "language" in raw:
         lang = _text(df["language"])
         derived = df["citation"].map(language_of)

@@ -36,7 +36,7 @@ def _progress(enabled: bool) -> Progress:
     )
 
 
-def _build_judge(
+def build_judge_or_reason(
     config: Config, prompt: str | None, model: str | None, no_cache: bool
 ) -> tuple[Judge | None, str | None]:
     """The judge, or why there is none (missing key, unreachable endpoint: degrade)."""
@@ -194,7 +194,9 @@ def eval_command(
     if dry_run:
         _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache, context=context)
         return
-    judge, reason = (None, "--no-llm") if no_llm else _build_judge(config, prompt, model, no_cache)
+    judge, reason = (
+        (None, "--no-llm") if no_llm else build_judge_or_reason(config, prompt, model, no_cache)
+    )
     interactive = sys.stderr.isatty()
     try:
         with _progress(interactive) as bar:

@@ -1,0 +1,73 @@
+"""The committed baseline of the ground-truth benchmark and the regression check.
+
+The baseline holds the deterministic (``--no-llm``) figures last accepted. A
+figure that gets worse than its baseline (beyond a rounding tolerance) is a
+regression; when figures improve, the baseline is raised by rewriting it with
+``citecal bench groundtruth --no-llm --write-baseline FILE``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from citecal._io import atomic_write_text, read_text_file
+from citecal.bench._score import BenchReport, Metrics
+from citecal.errors import InputError
+
+HIGHER_IS_BETTER: tuple[str, ...] = ("agreement", "decision_coverage", "precision", "recall")
+LOWER_IS_BETTER: tuple[str, ...] = ("false_support_rate", "false_reject_rate")
+TOLERANCE = 1e-9
+
+
+class Baseline(BaseModel):
+    """``datasets/groundtruth/baseline.json``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = 1
+    judge: str | None
+    sets: list[str]
+    figures: dict[str, float | None]
+
+
+def baseline_of(report: BenchReport) -> Baseline:
+    """The figures of ``report`` that the regression check compares."""
+    o = report.overall
+    return Baseline(
+        judge=report.judge,
+        sets=report.sets,
+        figures={k: getattr(o, k) for k in (*HIGHER_IS_BETTER, *LOWER_IS_BETTER)},
+    )
+
+
+def read_baseline(path: Path) -> Baseline:
+    """Load a baseline file; errors name the file."""
+    try:
+        return Baseline.model_validate(json.loads(read_text_file(path, "baseline")))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise InputError(f"{path}: not a ground-truth baseline: {exc}") from None
+
+
+def write_baseline(path: Path, report: BenchReport) -> None:
+    """Write ``report``'s figures as the new baseline (atomically)."""
+    atomic_write_text(path, baseline_of(report).model_dump_json(indent=2) + "\n")
+
+
+def regressions(overall: Metrics, baseline: Baseline) -> list[str]:
+    """One line per figure that is worse than the baseline (empty when none is)."""
+    found: list[str] = []
+    for name, base in baseline.figures.items():
+        if base is None:
+            continue
+        now = getattr(overall, name)
+        if name in HIGHER_IS_BETTER and (now is None or now < base - TOLERANCE):
+            found.append(f"{name} fell to {now} (baseline {base})")
+        elif name in LOWER_IS_BETTER and (now is None or now > base + TOLERANCE):
+            found.append(f"{name} rose to {now} (baseline {base})")
+    return found
+
+
+__all__ = ["Baseline", "baseline_of", "read_baseline", "regressions", "write_baseline"]
