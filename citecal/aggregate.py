@@ -22,6 +22,7 @@ from citecal.models import (
     ValidationResult,
     Verdict,
 )
+from citecal.support import verdict_supports
 from citecal.verify._excerpt import ExcerptCheck, excerpt_fields
 
 
@@ -34,6 +35,10 @@ class Outcome:
     classification: Classification | None = None
     verdict: Verdict | None = None
     excerpt: ExcerptCheck | None = None
+    route: str | None = None
+    """``rules`` / ``judge`` / ``coverage`` (see :func:`citecal.verify.route_claim`)."""
+    judge_classifies: bool = False
+    """The judge is asked for this claim's mode too (``use_llm_classification``)."""
 
 
 def rate(numerator: int, denominator: int) -> float | None:
@@ -143,12 +148,18 @@ def summarize(
     llm_tokens: int = 0,
     cost_usd: float = 0.0,
 ) -> Summary:
-    """Report metrics (seed §3.2.6): precision counts only decided verdicts."""
+    """Report metrics (seed §3.2.6; README "JSON output").
+
+    Only ``supports`` is support (:mod:`citecal.support`). Precision figures
+    count decided citations only; ``decision_coverage`` says how many those are.
+    """
     valid = [r for r in rows if r.valid]
     extractive = [r for r in valid if r.method == "extractive" and r.verdict != "unverified"]
     llm = [r for r in valid if r.method == "llm" and r.verdict != "unverified"]
-    ext_sup = sum(r.verdict == "supports" for r in extractive)
-    llm_sup = sum(r.verdict == "supports" for r in llm)
+    ext_sup = sum(verdict_supports(r.verdict) for r in extractive)
+    llm_sup = sum(verdict_supports(r.verdict) for r in llm)
+    unverified = sum(r.verdict in (None, "unverified") for r in valid)
+    decided = len(rows) - unverified
     return Summary(
         total_citations=len(rows),
         valid_citations=len(valid),
@@ -160,7 +171,11 @@ def summarize(
         abstractive_supports=llm_sup,
         abstractive_precision=rate(llm_sup, len(llm)),
         overall_precision=rate(ext_sup + llm_sup, len(extractive) + len(llm)),
-        unverified=sum(r.verdict in (None, "unverified") for r in valid),
+        unverified=unverified,
+        decided=decided,
+        undecided=unverified,
+        decision_coverage=rate(decided, len(rows)),
+        decided_precision=rate(ext_sup + llm_sup, decided),
         total_claims=total_claims,
         cited_claims=cited_claims,
         coverage=rate(cited_claims, total_claims),

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from citecal.errors import ConfigError
 
@@ -89,8 +89,19 @@ class ClassifyConfig(_Section):
 
     extractive_indicators: list[str] = Field(default_factory=lambda: list(EXTRACTIVE_INDICATORS))
     abstractive_indicators: list[str] = Field(default_factory=lambda: list(ABSTRACTIVE_INDICATORS))
-    default_unknown_handling: Literal["extractive", "llm"] = "extractive"
-    use_llm_classification: bool = False
+    default_unknown_handling: Literal["extractive", "abstractive", "judge"] = Field(
+        "judge",
+        description="Unknown claims rules do not decide: judge them (default), treat them as "
+        "abstractive (judge, reported abstractive), or decide them by term coverage.",
+    )
+    use_llm_classification: bool = Field(
+        False, description="The judge also classifies the unknown claims it judges (one call)."
+    )
+
+    @field_validator("default_unknown_handling", mode="before")
+    @classmethod
+    def _old_name(cls, value: object) -> object:
+        return "judge" if value == "llm" else value  # "llm" was this value's name in 0.1
 
 
 class ExtractiveConfig(_Section):
@@ -140,7 +151,7 @@ class JudgeConfig(_Section):
     backoff_max_s: float = Field(30.0, ge=0)
     context_lines: int = Field(3, ge=0, description="Lines shown around the cited range.")
     max_code_lines: int = Field(200, ge=1, description="Cited code longer than this is cut.")
-    prompt: str = Field("v1", description="Prompt version name or path to a prompt file.")
+    prompt: str = Field("v2", description="Prompt version name or path to a prompt file.")
     structured_outputs: bool = True
     temperature: float = 0.0
     cache: bool = True

@@ -191,6 +191,9 @@ class Verdict:
     hint_lines: tuple[int, int] | None = None
     escalated_from: Verdict | None = None
     cached: bool = False
+    mode: Mode | None = None
+    """The judge's classification of the claim, when it was asked for one
+    (``classify.use_llm_classification``)."""
 
 
 # Judge support score when a judge only gives a verdict and a confidence (DESIGN.md).
@@ -233,8 +236,18 @@ class Summary(_Model):
     abstractive_checked: int = Field(description="Valid citations verified by the LLM judge.")
     abstractive_supports: int = Field(description="Of those, verdict 'supports'.")
     abstractive_precision: float | None = Field(description="abstractive_supports / checked.")
-    overall_precision: float | None = Field(description="All supports / all checked.")
+    overall_precision: float | None = Field(
+        description="Supports / valid citations with a verdict (unverified ones left out)."
+    )
     unverified: int = Field(description="Valid citations no verifier could decide.")
+    decided: int = Field(
+        0, description="Citations with a final outcome: invalid, or a verdict by rules or judge."
+    )
+    undecided: int = Field(0, description="Citations left unverified (the judge was needed).")
+    decision_coverage: float | None = Field(None, description="decided / total_citations.")
+    decided_precision: float | None = Field(
+        None, description="Supports / decided citations (an invalid citation does not support)."
+    )
     total_claims: int = Field(description="Claim sentences in the report (seed §6).")
     cited_claims: int = Field(description="Claims carrying at least one citation.")
     coverage: float | None = Field(description="cited_claims / total_claims.")
@@ -350,9 +363,36 @@ class EvalResult(_Model):
 
     @property
     def is_perfect(self) -> bool:
-        """All citations valid and supporting, none failed (seed §8.6)."""
+        """All citations valid, decided and supporting, none failed (seed §8.6).
+
+        A report with unverified citations is not perfect (nobody checked them),
+        and neither is a report with no citations at all.
+        """
         s = self.summary
-        return s.validity_rate == 1.0 and s.overall_precision == 1.0 and not self.failed_citations
+        return (
+            s.total_citations > 0
+            and s.validity_rate == 1.0
+            and s.overall_precision == 1.0
+            and s.unverified == 0
+            and not self.failed_citations
+        )
+
+    def strict_failures(self) -> list[str]:
+        """Why ``--strict`` fails this result, one line each (empty: it passes).
+
+        One rule for every command with ``--strict``: a failed citation, an
+        unverified one (whether the judge was off, unreachable or gave no usable
+        answer) and a report without citations all fail.
+        """
+        s = self.summary
+        problems: list[str] = []
+        if s.total_citations == 0:
+            problems.append("the report has no citations")
+        if self.failed_citations:
+            problems.append(f"{len(self.failed_citations)} citation(s) failed")
+        if s.unverified:
+            problems.append(f"{s.unverified} citation(s) are unverified")
+        return problems
 
 
 # --------------------------------------------------------------------------- annotation table

@@ -3,9 +3,9 @@
 The stages themselves are pure functions in :mod:`citecal.extract`,
 :mod:`citecal.verify` and :mod:`citecal.aggregate`; this module only sequences
 them, caches per-file work (each file is read and parsed once per run) and
-decides which claims the LLM judge sees (seed §5.1). The judge is optional:
-without one, abstractive claims are ``unverified`` and the result says why
-(graceful degradation, seed §10.3).
+hands the judge the claims routing gives it (:func:`citecal.verify.route_claim`;
+README "Routing"). The judge is optional: without one, those claims are
+``unverified`` and the result says why (graceful degradation, seed §10.3).
 """
 
 from __future__ import annotations
@@ -35,8 +35,16 @@ from citecal.source import (
     SourceStore,
     SymbolIndex,
     build_symbol_index,
+    file_names,
+    project_names,
 )
-from citecal.verify import classify_claim, validate_citation, verify_extractive
+from citecal.verify import (
+    classify_claim,
+    coverage_verdict,
+    route_claim,
+    validate_citation,
+    verify_extractive,
+)
 from citecal.verify._excerpt import (
     ExcerptCheck,
     excerpt_summary,
@@ -58,6 +66,13 @@ class _FileCache:
     store: SourceStore
     indexes: dict[str, SymbolIndex] = field(default_factory=dict)
     context: _FileCache | None = None  # where [[item]] citations are read (--context)
+    project: frozenset[str] | None = None
+
+    def ignored_names(self, path: str) -> frozenset[str]:
+        """Names a claim may use without the cited lines containing them (project, file)."""
+        if self.project is None:
+            self.project = project_names(self.store)
+        return self.project | file_names(path)
 
     def read(self, path: str) -> SourceFile:
         return self.store.read(path)
@@ -84,8 +99,31 @@ class Analysis:
     context: SourceStore | None = None
 
 
-def _unverified(reason: str) -> Verdict:
-    return Verdict(verdict="unverified", method="llm", confidence="low", reasoning=reason)
+def _undecided(rule: Verdict | None, reason: str) -> Verdict:
+    """A claim the judge should have decided, without a judge: unverified, evidence kept."""
+    evidence = f" Rule evidence: {rule.reasoning}" if rule is not None and rule.reasoning else ""
+    base = rule or Verdict(verdict="unverified", method="llm", confidence="low")
+    return replace(
+        base,
+        verdict="unverified",
+        method="llm",
+        confidence="low",
+        score=None,
+        reasoning=f"LLM judge not used: {reason}.{evidence}",
+    )
+
+
+def _with_evidence(judged: Verdict, rule: Verdict | None) -> Verdict:
+    """The judge's verdict, keeping the rule's term lists and hint for the correction loop."""
+    if rule is None:
+        return judged
+    return replace(
+        judged,
+        matched_terms=judged.matched_terms or rule.matched_terms,
+        missing_terms=judged.missing_terms or rule.missing_terms,
+        hint=judged.hint or rule.hint,
+        hint_lines=judged.hint_lines or rule.hint_lines,
+    )
 
 
 def analyse(
@@ -149,7 +187,14 @@ _PARENT: tuple[CachingStore, Config, list[ExtractedCitation], CachingStore | Non
 _WORKER: tuple[_FileCache, Config, list[ExtractedCitation]] | None = None
 
 _Found = tuple[
-    int, ValidationResult, Classification | None, Verdict | None, Citation, ExcerptCheck | None
+    int,
+    ValidationResult,
+    Classification | None,
+    Verdict | None,
+    Citation,
+    ExcerptCheck | None,
+    str | None,
+    bool,
 ]
 
 
@@ -169,7 +214,16 @@ def _worker_run(chunk: list[int]) -> tuple[list[_Found], list[tuple[str, str, in
     for i in chunk:
         o = _analyse_one(extracted[i], files, config)
         found.append(
-            (i, o.validation, o.classification, o.verdict, o.extracted.citation, o.excerpt)
+            (
+                i,
+                o.validation,
+                o.classification,
+                o.verdict,
+                o.extracted.citation,
+                o.excerpt,
+                o.route,
+                o.judge_classifies,
+            )
         )
     return found, bounded_regex.timed_out()
 
@@ -207,11 +261,13 @@ def _analyse_parallel(
         with mp.get_context("fork").Pool(workers, initializer=_worker_init) as pool:
             for part, timeouts in pool.imap_unordered(_worker_run, chunks):
                 bounded_regex.record_timeouts(timeouts)
-                for i, validation, classification, verdict, cited, excerpt in part:
+                for i, validation, classification, verdict, cited, excerpt, route, asks in part:
                     ex = extracted[i]
                     if cited != ex.citation:  # resolved to lines (README "Excerpt citations")
                         ex = replace(ex, citation=cited)
-                    outcomes[i] = Outcome(ex, validation, classification, verdict, excerpt)
+                    outcomes[i] = Outcome(
+                        ex, validation, classification, verdict, excerpt, route, asks
+                    )
                 done += len(part)
                 if progress is not None:
                     progress(done, len(extracted))
@@ -231,46 +287,42 @@ def _analyse_one(ex: ExtractedCitation, files: _FileCache, config: Config) -> Ou
     if not validation.valid:
         return Outcome(extracted=ex, validation=validation, excerpt=excerpt)
     classification: Classification = classify_claim(ex.claim_text, config.classify)
-    verdict: Verdict | None = None
-    if classification.mode != "abstractive":
-        path, start, end = ex.citation.file_path, ex.citation.start_line, ex.citation.end_line
-        try:
-            file = files.read(path)
-            verdict = verify_extractive(
-                ex.claim_text,
-                validation.cited_content or "",
-                start,
-                end,
-                files.index(path),
-                config.extractive,
-                file.lines,
-            )
-        except SourceFileError as exc:  # validated above; a file changing mid-run lands here
-            return Outcome(
-                extracted=ex,
-                validation=replace(validation, valid=False, error=str(exc)),
-                excerpt=excerpt,
-            )
+    path, start, end = ex.citation.file_path, ex.citation.start_line, ex.citation.end_line
+    try:
+        file = files.read(path)
+        rule = verify_extractive(
+            ex.claim_text,
+            validation.cited_content or "",
+            start,
+            end,
+            files.index(path),
+            config.extractive,
+            file.lines,
+            ignore_names=files.ignored_names(path),
+        )
+    except SourceFileError as exc:  # validated above; a file changing mid-run lands here
+        return Outcome(
+            extracted=ex,
+            validation=replace(validation, valid=False, error=str(exc)),
+            excerpt=excerpt,
+        )
+    routing = route_claim(classification, rule, config.classify)
+    verdict = coverage_verdict(rule, config.extractive) if routing.route == "coverage" else rule
     return Outcome(
         extracted=ex,
         validation=validation,
-        classification=classification,
+        classification=routing.classification,
         verdict=verdict,
         excerpt=excerpt,
+        route=routing.route,
+        judge_classifies=routing.classify_with_judge,
     )
 
 
 def routed(analysis: Analysis, config: Config) -> list[int]:
-    """Indexes of the outcomes the judge should see (seed §5.1)."""
-    from citecal.verify.judge import needs_judge
-
-    picked = []
-    for i, o in enumerate(analysis.outcomes):
-        if o.classification is None:
-            continue
-        if needs_judge(o.classification.mode, o.verdict, config.judge):
-            picked.append(i)
-    return picked
+    """Indexes of the outcomes routing gives to the judge (README "Routing")."""
+    del config  # routing was decided per citation in :func:`analyse`
+    return [i for i, o in enumerate(analysis.outcomes) if o.route == "judge"]
 
 
 def judge_requests(
@@ -302,6 +354,7 @@ def judge_requests(
                 before=before,
                 after=after,
                 extractive=o.verdict,
+                classify=o.judge_classifies,
             )
         )
     return requests
@@ -340,34 +393,29 @@ def evaluate_report(
     warnings: list[str] = list(analysis.warnings)
     calls = tokens = 0
     cost = 0.0
-    needing = [
-        i
-        for i, o in enumerate(outcomes)
-        if o.classification is not None
-        and (
-            o.classification.mode == "abstractive"
-            or o.verdict is None
-            or o.verdict.verdict == "unverified"
-        )
-    ]
-    if judge is not None:
-        indexes = routed(analysis, config)
-        if indexes:
-            run = judge.judge(judge_requests(analysis, indexes, store, config), judge_progress)
-            for i in indexes:
-                key = outcomes[i].extracted.id
-                if key in run.verdicts:
-                    outcomes[i] = replace(outcomes[i], verdict=run.verdicts[key])
-            calls, tokens = run.calls, run.prompt_tokens + run.completion_tokens
-            cost = run.cost_usd
-            warnings.extend(run.warnings)
-    elif needing:
-        reason = no_judge_reason or "no LLM judge configured"
-        for i in needing:
+    indexes = routed(analysis, config)
+    if judge is not None and indexes:
+        run = judge.judge(judge_requests(analysis, indexes, store, config), judge_progress)
+        for i in indexes:
             o = outcomes[i]
-            if o.verdict is None or o.verdict.verdict == "unverified":
-                outcomes[i] = replace(o, verdict=_unverified(f"LLM judge not used: {reason}"))
-        warnings.append(f"{len(needing)} claims need the LLM judge and are unverified: {reason}")
+            v = run.verdicts.get(o.extracted.id)
+            if v is None:
+                continue
+            classification = o.classification
+            if o.judge_classifies and v.mode is not None and classification is not None:
+                classification = Classification(v.mode, classification.confidence, ("judge",))
+            outcomes[i] = replace(
+                o, verdict=_with_evidence(v, o.verdict), classification=classification
+            )
+        calls, tokens = run.calls, run.prompt_tokens + run.completion_tokens
+        cost = run.cost_usd
+        warnings.extend(run.warnings)
+    elif indexes:
+        reason = no_judge_reason or "no LLM judge configured"
+        for i in indexes:
+            o = outcomes[i]
+            outcomes[i] = replace(o, verdict=_undecided(o.verdict, reason))
+        warnings.append(f"{len(indexes)} claims need the LLM judge and are unverified: {reason}")
     rows = [to_result(o, config.extractive.context_lines) for o in outcomes]
     summary = summarize(
         rows,

@@ -17,7 +17,13 @@ from citecal._io import atomic_write_text, read_text_file
 from citecal.bench._score import BenchReport, Metrics
 from citecal.errors import InputError
 
-HIGHER_IS_BETTER: tuple[str, ...] = ("agreement", "decision_coverage", "precision", "recall")
+HIGHER_IS_BETTER: tuple[str, ...] = (
+    "agreement",
+    "decision_coverage",
+    "decision_coverage_valid",
+    "precision",
+    "recall",
+)
 LOWER_IS_BETTER: tuple[str, ...] = ("false_support_rate", "false_reject_rate")
 TOLERANCE = 1e-9
 

@@ -10,10 +10,10 @@ Figures (README, "Ground truth"): ``agreement`` over decided citations;
 ``false_supports`` / ``false_support_rate`` (decided "supports" that people
 reject, over every citation people reject); ``false_rejects`` /
 ``false_reject_rate`` (decided non-support that people accept, over every
-citation people accept); ``decision_coverage`` over valid citations (the
-structural check decides invalid ones trivially, so they would flatter it)
-and ``decision_coverage_all`` over all; precision, recall and F1 of
-"supports".
+citation people accept); ``decision_coverage`` over all citations, as in
+``citecal eval``'s summary, and ``decision_coverage_valid`` over the valid
+ones only (the structural check decides invalid ones trivially, so they
+flatter the first); precision, recall and F1 of "supports".
 """
 
 from __future__ import annotations
@@ -89,8 +89,10 @@ class Metrics(BaseModel):
     false_support_rate: float | None = Field(description="false_supports / unsupported.")
     false_rejects: int
     false_reject_rate: float | None = Field(description="false_rejects / supported.")
-    decision_coverage: float | None = Field(description="Decided valid / valid citations.")
-    decision_coverage_all: float | None = Field(description="decided / n.")
+    decision_coverage: float | None = Field(description="decided / n, as in eval's summary.")
+    decision_coverage_valid: float | None = Field(
+        description="Decided valid citations / valid citations."
+    )
     precision: float | None = Field(description="Of citecal's supports, people accept.")
     recall: float | None = Field(description="Of what people accept, citecal says supports.")
     f1: float | None
@@ -168,8 +170,8 @@ def metrics(items: Sequence[Scored]) -> Metrics:
         false_support_rate=_ratio(fs, n - supported),
         false_rejects=fr,
         false_reject_rate=_ratio(fr, supported),
-        decision_coverage=_ratio(decided_valid, len(valid)),
-        decision_coverage_all=_ratio(len(decided), n),
+        decision_coverage=_ratio(len(decided), n),
+        decision_coverage_valid=_ratio(decided_valid, len(valid)),
         precision=precision,
         recall=recall,
         f1=f1,

@@ -116,7 +116,11 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
 )
 @output_options(("table", "json", "markdown"))
 @click.option("--no-llm", is_flag=True, help="Skip the LLM judge: abstractive claims unverified.")
-@click.option("--strict", is_flag=True, help="Exit 1 when any citation failed.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when a citation failed or is unverified, or the report has no citations.",
+)
 @click.option(
     "--config",
     "config_file",
@@ -162,8 +166,9 @@ def eval_command(
     """Verify every citation of REPORT against the repository.
 
     \b
-    Exit codes: 0 evaluated, 1 with --strict when a citation failed or with --gate
-    when the gate is FAIL (or WARN with --fail-on warn), 2 bad input.
+    Exit codes: 0 evaluated; 1 with --strict when a citation failed or is
+    unverified, or there is no citation, or with --gate when the gate is FAIL (or
+    WARN with --fail-on warn); 2 bad input.
 
     \b
     Examples:
@@ -235,8 +240,11 @@ def eval_command(
         click.echo(f"gate: {result.gate.status}", err=True)
         for reason in result.gate.reasons:
             click.echo(f"  - {reason}", err=True)
-    if strict and result.failed_citations:
-        sys.exit(1)
+    if strict:
+        problems = result.strict_failures()
+        if problems:
+            click.echo(f"strict: {'; '.join(problems)}", err=True)
+            sys.exit(1)
     if result.gate is not None and (
         result.gate.status == "FAIL" or (fail_on == "warn" and result.gate.status == "WARN")
     ):

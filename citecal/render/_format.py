@@ -29,6 +29,8 @@ SUMMARY_ROWS: tuple[tuple[str, str, str | None], ...] = (
     ("Extractive supported", "extractive_supports", "extractive_precision"),
     ("Abstractive supported", "abstractive_supports", "abstractive_precision"),
     ("Overall precision", "", "overall_precision"),
+    ("Decided", "decided", "decision_coverage"),
+    ("Precision (decided)", "", "decided_precision"),
     ("Unverified", "unverified", None),
     ("Claims cited", "cited_claims", "coverage"),
     ("LLM calls", "llm_calls", None),

@@ -33,6 +33,7 @@ def _summary_table(result: EvalResult) -> Table:
                 "extractive_supports": s["extractive_checked"],
                 "abstractive_supports": s["abstractive_checked"],
                 "cited_claims": s["total_claims"],
+                "decided": s["total_citations"],
             }.get(count)
             parts.append(f"{s[count]}" + (f"/{denominator}" if denominator is not None else ""))
         if rate_field:

@@ -19,6 +19,7 @@ from citecal.source._files import SourceFile
 from citecal.source._git import GitStore
 from citecal.source._languages import language_for_path
 from citecal.source._open import open_store
+from citecal.source._project import file_names, project_names
 from citecal.source._store import CachingStore, SourceStore
 from citecal.source._symbols import Definition, SymbolIndex, build_symbol_index
 
@@ -37,6 +38,8 @@ __all__ = [
     "UnreadableFile",
     "UnsafePath",
     "build_symbol_index",
+    "file_names",
     "language_for_path",
     "open_store",
+    "project_names",
 ]

@@ -59,6 +59,8 @@ IDENTIFIER_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$
 """Identifier tokens, including dotted chains such as ``self.timeout``."""
 
 _UPPER_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
+_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+"""Parts of an identifier: ``HTTPAdapter`` → HTTP, Adapter; ``max_retries`` → max, retries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +155,7 @@ class SymbolIndex:
         self._comment_index = _SpanIndex(self.comments)
         self._definition_spans: _SpanIndex[Definition] | None = None
         self._text: str | None = None  # joined lower-cased lines, built by lines_with
+        self._symbol_words: frozenset[str] | None = None
         self._line_starts: list[int] = []
         # Tokens of each line, filled the first time a citation covers the line.
         self._line_tokens: list[tuple[str, ...] | None] = [None] * len(lines)
@@ -260,6 +263,43 @@ class SymbolIndex:
     def tokens_in(self, start: int, end: int) -> frozenset[str]:
         """Identifier tokens (code names, string and comment words) in lines ``[start, end]``."""
         return frozenset(token for _, token in self.iter_tokens(start, end))
+
+    def symbol_words(self) -> frozenset[str]:
+        """Lower-cased parts of the file's identifiers outside comments and prose, memoised.
+
+        ``validate_token`` and ``validateToken`` give ``validate`` and ``token``;
+        a dotted chain gives each part. This is what makes a prose word in a
+        claim ("the session's headers") checkable content: it names something
+        the file's code names (README, "How term matching decides"). Comments
+        and string literals holding prose (docstrings, messages: a space
+        inside) are left out: a word only they use names nothing.
+        """
+        if self._symbol_words is None:
+            blank: dict[int, list[tuple[int, int]]] = {}  # line index -> byte ranges to drop
+            for span in self.comments + tuple(s for s in self.strings if " " in self.span_text(s)):
+                first, last = span.start_line - 1, span.end_line - 1
+                if first == last:
+                    blank.setdefault(first, []).append((span.start_col, span.end_col))
+                    continue
+                blank.setdefault(first, []).append((span.start_col, 1 << 30))
+                for i in range(first + 1, last):
+                    blank.setdefault(i, []).append((0, 1 << 30))
+                blank.setdefault(last, []).append((0, span.end_col))
+            words: set[str] = set()
+            for i, line in enumerate(self._lines):
+                cuts = blank.get(i)
+                if cuts:
+                    raw = line.encode("utf-8", "surrogatepass")
+                    keep, at = [], 0
+                    for lo, hi in sorted(cuts):
+                        keep.append(raw[at:lo])
+                        at = max(at, hi)
+                    keep.append(raw[at:])
+                    line = b" ".join(keep).decode("utf-8", "replace")
+                for token in IDENTIFIER_RE.findall(line):
+                    words.update(part.lower() for part in _PART_RE.findall(token))
+            self._symbol_words = frozenset(words)
+        return self._symbol_words
 
     def lines_with(self, name: str) -> list[int]:
         """Lines (sorted) where ``name`` occurs as a whole token, case-insensitively.

@@ -44,8 +44,8 @@ widen the citation (``fix_reference`` / ``expand_range``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import snowballstemmer
@@ -53,14 +53,27 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from citecal.config import ExtractiveConfig
-from citecal.models import Confidence, Verdict, VerdictLabel
+from citecal.models import Verdict, VerdictLabel
 from citecal.source._symbols import Definition, SymbolIndex
-from citecal.verify._terms import ClaimTerm, ExpectedKind, extract_terms
+from citecal.verify._literal import check_literal, main_statement
+from citecal.verify._terms import ClaimParse, ClaimTerm, ExpectedKind, parse_claim
 
-TERM_WEIGHTS: dict[str, float] = {"code_span": 3.0, "identifier": 2.0, "quoted": 2.0, "word": 1.0}
+TERM_WEIGHTS: dict[str, float] = {
+    "code_span": 3.0,
+    "identifier": 2.0,
+    "quoted": 2.0,
+    "number": 2.0,
+    "word": 1.0,
+}
 """Weight of each term kind in the score (names count more than prose words)."""
 
-STRONG_KINDS = frozenset({"code_span", "identifier", "quoted"})
+STRONG_KINDS = frozenset({"code_span", "identifier", "quoted", "number"})
+
+LANGUAGE_LITERALS = frozenset(
+    {"true", "false", "null", "none", "nil", "undefined", "nan", "self", "this", "super", "cls"}
+    | {"in", "of", "is", "new", "typeof", "instanceof", "async", "await", "yield"}
+)
+"""Values and receivers every language spells the same way: naming them asks for no code."""
 
 KIND_FAMILIES: dict[str, frozenset[str]] = {
     "function": frozenset({"function", "method"}),
@@ -141,8 +154,10 @@ def _show(term: ClaimTerm) -> str:
 class _RangeView:
     """The cited range seen from every angle the matcher needs, computed on demand."""
 
-    def __init__(self, code: str, start: int, end: int, index: SymbolIndex) -> None:
-        self.start, self.end, self.index = start, end, index
+    def __init__(
+        self, code: str, start: int, end: int, index: SymbolIndex, config: ExtractiveConfig
+    ) -> None:
+        self.start, self.end, self.index, self.config = start, end, index, config
         self.code = code
         self.code_lower = code.lower()
         self.code_squeezed = _SPACE_RE.sub("", code)
@@ -157,6 +172,7 @@ class _RangeView:
         self.definitions = index.definitions_in(start, end)
         self._enclosing: list[Definition] | None = None
         self._normalized: dict[str, tuple[str, int]] | None = None
+        self._parts: dict[str, tuple[str, int]] | None = None
 
     @property
     def enclosing(self) -> list[Definition]:
@@ -240,7 +256,73 @@ class _RangeView:
             if best is not None:
                 token, line = self.lower[best[0]]
                 return token, line, True
+        last = _last_part(name)
+        if len(last) > 3 and last.endswith("s") and last[:-1].lower() in self.lower:
+            token, line = self.lower[last[:-1].lower()]  # "ArrayLists": instances of ArrayList
+            return token, line, True
+        parts = _SUBWORD_RE.findall(last)
+        if len(parts) == 1 and len(parts[0]) >= 3:
+            # `Send` in `assert_send_sync`: a name the range uses as part of another name.
+            hit = self.parts.get(parts[0].lower())
+            if hit is not None:
+                return hit[0], hit[1], True
         return None
+
+    @property
+    def parts(self) -> dict[str, tuple[str, int]]:
+        """Lower-cased identifier parts of the range's tokens → (token, first line)."""
+        if self._parts is None:
+            table: dict[str, tuple[str, int]] = {}
+            for token, line in self.tokens.values():
+                for part in _SUBWORD_RE.findall(token):
+                    table.setdefault(part.lower(), (token, line))
+            self._parts = table
+        return self._parts
+
+    # ---------------------------------------------------------- RangeFacts (literal checks)
+
+    def defines(self, name: str, kind: str | None = None) -> bool:
+        family = KIND_FAMILIES.get(kind) if kind else None
+        found = self.find_definition(name, self.config, family)
+        return found is not None and not found[1] and (family is None or found[0].kind in family)
+
+    def contains(self, text: str) -> bool:
+        return text.lower() in self.code_lower
+
+    def calls(self, name: str) -> bool:
+        found = self.find_name(name, self.config)
+        token = found[0] if found is not None and not found[2] else name
+        last = re.escape(_last_part(token))
+        return re.search(rf"(?<![\w$]){last}\s*(?:\(|::<|!\(|<[^>\n]*>\()", self.code) is not None
+
+    def on_one_line(self, first: str, then: str) -> bool:
+        left = r"(?<![\w$])" if first[:1].isalnum() or first[:1] in "_$" else ""
+        right = r"(?![\w$])" if first[-1:].isalnum() or first[-1:] in "_$" else ""
+        rx = re.compile(left + re.escape(first) + right + then)
+        return any(rx.search(line) for line in self.code.split("\n"))
+
+    def signature_has(self, owner: str | None, names: Sequence[str]) -> bool:
+        if owner is not None:
+            found = self.find_definition(owner, self.config)
+            candidates = [found[0]] if found is not None and not found[1] else []
+        else:
+            candidates = list(self.definitions)
+        for d in candidates:
+            last = d.end_line
+            for n in range(d.start_line, min(d.end_line, d.start_line + 12) + 1):
+                text = self.index.lines(n, n)[0] if self.index.lines(n, n) else ""
+                if re.search(r"[:{]\s*(?:#.*|//.*)?$|=>", text) and n >= d.name_line:
+                    last = n
+                    break
+            lo, hi = max(d.start_line, self.start), min(last, self.end)
+            if lo > hi:
+                continue
+            header = "\n".join(self.index.lines(lo, hi))
+            if all(
+                re.search(rf"(?<![\w$]){re.escape(_last_part(n))}(?![\w$])", header) for n in names
+            ):
+                return True
+        return False
 
     def find_definition(
         self, name: str, config: ExtractiveConfig, family: frozenset[str] | None = None
@@ -323,8 +405,15 @@ def _match_name(
     return TermResult(term, True, f"{via}{view.label(line, token)}", fuzzy)
 
 
+_ASSIGNMENT_RE = re.compile(r"^\s*([A-Za-z_$][\w$.]*)\s*(?::[^=]+)?=\s*(.+?)\s*;?$")
+
+
 def _match_code(term: ClaimTerm, view: _RangeView) -> TermResult:
-    """A code expression such as ``return None`` or ``timeout=30``: verbatim up to spacing/case."""
+    """A code expression such as ``return None`` or ``timeout=30``: verbatim up to spacing/case.
+
+    An assignment also matches with a type annotation in between
+    (``x = "a"`` is in ``x: str = "a"``).
+    """
     squeezed = _SPACE_RE.sub("", term.text)
     if squeezed and (
         squeezed in view.code_squeezed or squeezed.lower() in view.code_squeezed.lower()
@@ -332,6 +421,15 @@ def _match_code(term: ClaimTerm, view: _RangeView) -> TermResult:
         pos = view.code_lower.find(term.text.lower())
         where = view.label_offset(pos) if pos >= 0 else "in the cited code"
         return TermResult(term, True, where)
+    assignment = _ASSIGNMENT_RE.match(term.text)
+    if assignment is not None:
+        name, value = assignment.group(1), assignment.group(2)
+        rx = re.compile(
+            rf"(?<![\w$]){re.escape(name)}\s*(?::[^=\n]+)?=\s*{re.escape(value)}(?![\w$])"
+        )
+        for n, line in enumerate(view.code.split("\n")):
+            if rx.search(line):
+                return TermResult(term, True, f"line {view.start + n}")
     return TermResult(term, False, "not verbatim in the cited range")
 
 
@@ -341,6 +439,15 @@ def _match_quoted(term: ClaimTerm, view: _RangeView) -> TermResult:
     left = r"(?<!\w)" if text[:1].isalnum() or text[:1] == "_" else ""
     right = r"(?!\w)" if text[-1:].isalnum() or text[-1:] == "_" else ""
     found = re.search(left + re.escape(text) + right, view.code, re.IGNORECASE)
+    if found is not None:
+        return TermResult(term, True, view.label_offset(found.start()))
+    return TermResult(term, False, "not in the cited range")
+
+
+def _match_number(term: ClaimTerm, view: _RangeView) -> TermResult:
+    """A number as a whole token ("10" is not in "100" or "1.0"); ``1_000`` reads as 1000."""
+    digits = re.escape(term.text)
+    found = re.search(rf"(?<![\w.]){digits}(?![\w.])", view.code.replace("_", ""))
     if found is not None:
         return TermResult(term, True, view.label_offset(found.start()))
     return TermResult(term, False, "not in the cited range")
@@ -371,6 +478,8 @@ def _match_term(
         return _match_word(term, view, enforce_kind)
     if term.kind == "quoted":
         return _match_quoted(term, view)
+    if term.kind == "number":
+        return _match_number(term, view)
     if _NAME_RE.fullmatch(term.text):
         return _match_name(term, view, config, enforce_kind)
     return _match_code(term, view)
@@ -430,6 +539,100 @@ def _hint(
     return ("; ".join(notes) or None), lines
 
 
+def content_terms(
+    parse: ClaimParse,
+    index: SymbolIndex,
+    ignore_names: frozenset[str] = frozenset(),
+) -> list[ClaimTerm]:
+    """The claim's terms that are worth looking for in this file (README, "Content terms").
+
+    Names, code, quoted strings and numbers always are, except names in
+    ``ignore_names`` (the project's own name, the cited file's name: they
+    locate the code rather than describe it). A prose word is content only
+    when the file's code uses it as (part of) an identifier: "headers" in a
+    file with ``headers`` / ``merge_headers``, not "ships" or "instead".
+    General English words never got this far (:func:`citecal.verify._terms.general_words`).
+    """
+    out: list[ClaimTerm] = []
+    symbols: frozenset[str] | None = None
+    for term in parse.terms:
+        named = term.kind in ("code_span", "identifier") and _NAME_RE.fullmatch(term.text)
+        if named and {term.text.lower(), _last_part(term.text).lower()} & ignore_names:
+            continue
+        if term.kind == "word":
+            if symbols is None:
+                symbols = index.symbol_words()
+            if term.text not in ignore_names and _is_symbol_word(term.text, symbols):
+                out.append(term)
+            continue
+        out.append(term)
+    return out
+
+
+def _is_symbol_word(word: str, symbols: frozenset[str]) -> bool:
+    if word in symbols:
+        return True
+    target = stem(word)
+    return target in symbols or any(stem(part) == target for part in _near(word, symbols))
+
+
+def _near(word: str, symbols: frozenset[str]) -> list[str]:
+    """Symbol words sharing ``word``'s first four letters: the only ones stemming can join."""
+    head = word[:4]
+    return [s for s in symbols if s.startswith(head)]
+
+
+def _is_required_name(term: ClaimTerm, negated: frozenset[str]) -> bool:
+    """A code name whose absence from the range counts against the citation."""
+    return (
+        term.kind in ("code_span", "identifier")
+        and _NAME_RE.fullmatch(term.text) is not None
+        and term.text.lower() not in negated
+        and len(_last_part(term.text)) > 1
+        and term.text.lower() not in LANGUAGE_LITERALS
+    )
+
+
+def _coverage(results: list[TermResult]) -> float:
+    total = sum(r.weight for r in results)
+    return round(sum(r.weight for r in results if r.found) / total, 4) if total else 0.0
+
+
+def _describe(results: list[TermResult]) -> str:
+    found = [r for r in results if r.found]
+    missing = [r for r in results if not r.found]
+    text = f"{len(found)} of {len(results)} content terms found (score {_coverage(results):.2f})"
+    if found:
+        text += ": " + ", ".join(f"{_show(r.term)} ({r.where})" for r in found)
+    if missing:
+        text += "; missing: " + ", ".join(f"{_show(r.term)} ({r.where})" for r in missing)
+    return text
+
+
+def coverage_verdict(verdict: Verdict, config: ExtractiveConfig) -> Verdict:
+    """The seed's term-coverage verdict (§4.4) for a claim rules left undecided.
+
+    Only used when ``classify.default_unknown_handling = "extractive"`` keeps
+    unknown claims away from the judge: the score thresholds decide, with
+    medium confidence, because coverage is not proof either way.
+    """
+    score = verdict.score if verdict.score is not None else 0.0
+    label: VerdictLabel = (
+        "supports"
+        if score >= config.supports_threshold
+        else "partial"
+        if score >= config.partial_threshold
+        else "not_supports"
+    )
+    return replace(
+        verdict,
+        verdict=label,
+        confidence="medium",
+        reasoning=f"{verdict.reasoning} Term coverage decides ({label}): "
+        "unknown claims are handled as extractive.",
+    )
+
+
 def verify_extractive(
     claim: str,
     code: str,
@@ -438,91 +641,112 @@ def verify_extractive(
     index: SymbolIndex,
     config: ExtractiveConfig,
     file_text_lines: Callable[[int, int], str] | None = None,
+    ignore_names: frozenset[str] = frozenset(),
 ) -> Verdict:
-    """Verify ``claim`` against the cited lines by term matching (no LLM).
+    """Decide ``claim`` against the cited lines by rules, where rules can prove it.
+
+    Rules decide only what they can prove (README, "Routing"):
+
+    * ``not_supports`` (high) when a code name the claim gives (a code span
+      or identifier, not one it mentions after "not"/"rather than", not the
+      project's or file's own name) occurs nowhere in the cited range, not
+      even as part of another name or within two edits. ``hint`` says where
+      the name is in the file, for ``fix_reference`` / ``expand_range``.
+    * ``supports`` (high) when the claim is a literal statement of what the
+      range contains (:mod:`citecal.verify._literal`), its frame checks hold
+      and every content term is found exactly (no fuzzy or part matches).
+    * otherwise ``unverified``: the judge decides, and this verdict's terms
+      and reasoning are the evidence it is shown.
 
     Args:
         claim: The claim sentence (citation markers are ignored).
         code: The cited lines' text (``ValidationResult.cited_content``).
         start_line: First cited line (1-indexed).
         end_line: Last cited line (inclusive).
-        index: The cited file's symbol index (:func:`citecal.source.build_symbol_index`),
-            built once per file by the caller.
-        config: Thresholds and fuzzy-matching settings.
-        file_text_lines: Optional ``SourceFile.lines``-like accessor; when
-            given, a hint about a name used (not defined) elsewhere in the
-            file quotes that line.
+        index: The cited file's symbol index, built once per file by the caller.
+        config: Fuzzy-matching settings.
+        file_text_lines: Optional ``SourceFile.lines``-like accessor; a hint
+            about a name used (not defined) elsewhere in the file quotes that line.
+        ignore_names: Lower-cased names that are never required (project name,
+            the cited file's stem).
 
     Returns:
-        A ``method="extractive"`` verdict. ``unverified`` (score ``None``)
-        when the claim has no checkable terms; the caller sends those to the
-        judge.
+        A ``method="extractive"`` verdict; ``score`` is the weighted share of
+        content terms found (names weigh more than words).
     """
-    terms = extract_terms(claim)
+    parse = parse_claim(claim)
+    terms = content_terms(parse, index, ignore_names)
     if not terms:
         return Verdict(
             verdict="unverified",
             method="extractive",
             confidence="low",
             score=None,
-            reasoning="no checkable terms",
+            reasoning="no checkable terms: the judge decides",
         )
-    view = _RangeView(code, start_line, end_line, index)
+    view = _RangeView(code, start_line, end_line, index, config)
+    negated = parse.negated
     enforce_kind = index.parsed
     results = [_match_term(t, view, config, enforce_kind) for t in terms]
-    total = sum(r.weight for r in results)
-    got = sum(r.weight for r in results if r.found)
-    score = round(got / total, 4)
-
-    label: VerdictLabel
-    if score >= config.supports_threshold:
-        label = "supports"
-    elif score >= config.partial_threshold:
-        label = "partial"
-    else:
-        label = "not_supports"
-    strong = [r for r in results if r.strong]
-    strong_missing = [r for r in strong if not r.found]
-    rule = ""
-    if strong and len(strong_missing) == len(strong) and label != "not_supports":
-        label, rule = "not_supports", "every named code term is missing"
-    elif strong_missing and label == "supports":
-        label, rule = "partial", "a named code term is missing"
-
-    confidence: Confidence = "medium" if label == "partial" else "high"
-    fuzzy_strong = any(r.fuzzy for r in strong if r.found)
-    if (
-        len(results) == 1
-        or not strong
-        or (label == "supports" and fuzzy_strong)
-        or (label == "not_supports" and (rule or not strong_missing))
-    ):
-        confidence = "medium" if confidence == "high" else confidence
-
+    score = _coverage(results)
     found = [r for r in results if r.found]
     missing = [r for r in results if not r.found]
-    parts = [f"{len(found)} of {len(results)} terms found (score {score:.2f})"]
-    if found:
-        parts[0] += ": " + ", ".join(f"{_show(r.term)} ({r.where})" for r in found)
-    if missing:
-        parts.append("missing: " + ", ".join(f"{_show(r.term)} ({r.where})" for r in missing))
-    if rule:
-        parts.append(f"{label} because {rule}")
-    if not enforce_kind and any(t.expected_kind for t in terms):
-        parts.append("definition kinds not checked (file not parsed: no grammar or too large)")
-    reasoning = "; ".join(parts) + "."
+    named = [r for r in results if _is_required_name(r.term, negated)]
+    absent = [r for r in named if not r.found and not r.in_range]
     hint, hint_lines = _hint(missing, index, start_line, end_line, file_text_lines)
+    evidence = _describe(results)
+    common = {
+        "method": "extractive",
+        "score": score,
+        "matched_terms": tuple(r.term.text for r in found),
+        "missing_terms": tuple(r.term.text for r in missing),
+        "hint": hint,
+        "hint_lines": hint_lines,
+    }
+    if absent and len(absent) * 2 > len(named):
+        names = ", ".join(_show(r.term) for r in absent)
+        return Verdict(
+            verdict="not_supports",
+            confidence="high",
+            reasoning=f"{evidence}. not_supports: {names} "
+            f"{'is' if len(absent) == 1 else 'are'} not in the cited lines.",
+            **common,  # type: ignore[arg-type]
+        )
+    prose = frozenset(t.text for t in parse.terms if t.kind == "word") - {
+        t.text for t in terms if t.kind == "word"
+    }
+    literal = check_literal(parse, view, prose)
+    main = {x.text for x in main_statement(parse.sequence) if isinstance(x, ClaimTerm)}
+    exact = all(
+        r.found and not r.fuzzy
+        for r in results
+        if r.term.text.lower() not in negated and (r.term.text in main or r.term.kind != "word")
+    )
+    if literal.holds and exact:
+        frames = ", ".join(dict.fromkeys(literal.frames))
+        return Verdict(
+            verdict="supports",
+            confidence="high",
+            reasoning=f"{evidence}. supports: a literal statement ({frames}) the cited lines show.",
+            **common,  # type: ignore[arg-type]
+        )
+    why = literal.reason if not literal.holds else "some terms match only approximately"
+    if not exact and literal.holds:
+        why = "some terms are missing or match only approximately"
     return Verdict(
-        verdict=label,
-        method="extractive",
-        confidence=confidence,
-        score=score,
-        reasoning=reasoning,
-        matched_terms=tuple(r.term.text for r in found),
-        missing_terms=tuple(r.term.text for r in missing),
-        hint=hint,
-        hint_lines=hint_lines,
+        verdict="unverified",
+        confidence="low",
+        reasoning=f"{evidence}. Rules cannot decide ({why}): the judge decides.",
+        **common,  # type: ignore[arg-type]
     )
 
 
-__all__ = ["KIND_FAMILIES", "TERM_WEIGHTS", "TermResult", "stem", "verify_extractive"]
+__all__ = [
+    "KIND_FAMILIES",
+    "TERM_WEIGHTS",
+    "TermResult",
+    "content_terms",
+    "coverage_verdict",
+    "stem",
+    "verify_extractive",
+]

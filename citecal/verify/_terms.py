@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-TermKind = Literal["code_span", "identifier", "quoted", "word"]
+TermKind = Literal["code_span", "identifier", "quoted", "number", "word"]
 
 ExpectedKind = Literal[
     "class",
@@ -96,22 +96,11 @@ KIND_WORDS: dict[str, ExpectedKind] = {
     "structs": "struct",
     "enum": "enum",
     "enums": "enum",
+    "exception": "class",
+    "exceptions": "class",
 }
 
-STOP_WORDS = _words(
-    """a about above after again against all also am an and any are aren't as at be because
-    been before being below between both but by can cannot could did do does doing don't down
-    during each either else etc few for from further had has have having he her here hers
-    him his how however i if in into is isn't it it's its itself just let me more most much
-    must my neither no nor not now of off on once only or other otherwise our ours out over
-    own per same shall she should so some such than that the their theirs them then there
-    these they this those though through thus to too under until up upon us very via was
-    we were what when where whether which while who whom whose why will with within without
-    would yet you your e.g i.e eg ie vs one two three four five six seven eight nine ten
-    first second third last next new"""
-)
-
-GENERIC_WORDS = _words(
+CODE_WORDS = _words(
     """function functions func method methods class classes module modules file files code
     codebase line lines variable variables field fields attribute attributes property
     properties constant constants parameter parameters param params argument arguments arg
@@ -122,16 +111,43 @@ GENERIC_WORDS = _words(
     return returns returned returning raise raises raised throw throws thrown import imports
     imported export exports exported define defines defined declare declares declared
     locate located find finds found name named names contain contains contained include
-    includes included use uses used using take takes taken accept accepts accepted check
-    checks checked checking set sets get gets make makes made do does perform performs
-    exist exists existing provide provides provided handle handles handled handling manage
-    manages managed responsible implement implements implemented support supports supported
-    ensure ensures ensured guarantee guarantees prevent prevents prevented architecture
-    design pattern patterns approach mechanism way case cases part parts thing things
-    example following above below here see shown show shows given specific various several
-    many multiple certain main simple basic standard default"""
+    includes included use uses used using take takes taken accept accepts accepted
+    implement implements implemented extend extends extended inherit inherits inherited
+    subclass subclasses delegate delegates delegated wrap wraps wrapped default defaults
+    signature signatures package packages crate crates library set sets equals assigns
+    has have holds hold exposes forwards forward receives receive expects expect embeds
+    embed derives derive re-exports passes pass passed result check checks checked checking
+    get gets make makes made do does perform performs exist exists existing provide provides
+    provided handle handles handled handling manage manages managed responsible ensure
+    ensures ensured guarantee guarantees prevent prevents prevented architecture design
+    pattern patterns approach mechanism way case cases part parts thing things example
+    following above below here see shown show shows given specific various several many
+    multiple certain main simple basic standard"""
 )
-"""Words about code in general and relation verbs: not checkable content."""
+"""Words about code in general and relation verbs: the vocabulary of statements about
+what code contains (see :mod:`citecal.verify._literal`), never content to look for."""
+
+_GENERAL_CACHE: dict[float, frozenset[str]] = {}
+
+
+def general_words(min_zipf: float = 5.0) -> frozenset[str]:
+    """English words at least as frequent as ``min_zipf`` on the Zipf scale (wordfreq).
+
+    Such words ("every", "instead", "value", "only") say nothing checkable about a
+    particular piece of code. The list comes from wordfreq's English frequencies
+    (bundled with the package, read offline) rather than a hand-grown stop list;
+    a Zipf value of 5 is a word used about once per 100 000 words.
+    """
+    words = _GENERAL_CACHE.get(min_zipf)
+    if words is None:
+        from wordfreq import top_n_list, zipf_frequency
+
+        words = frozenset(
+            w for w in top_n_list("en", 5000) if w.isalpha() and zipf_frequency(w, "en") >= min_zipf
+        )
+        _GENERAL_CACHE[min_zipf] = words
+    return words
+
 
 _MODIFIERS = _words(
     """the a an this that its their our helper async static private public protected
@@ -140,6 +156,14 @@ _MODIFIERS = _words(
     custom global local new old anonymous arrow default generic core"""
 )
 """Words that may stand between "the" and a kind word without being a name."""
+
+_CLOSED_CLASS = _words(
+    """a an the and or but of in on at to for from with by as is are was were be been it its
+    this that these those which who whom whose what when where why how not no nor all any
+    both each every either neither few more most much many some such own only same so than
+    too very can will just should now also into onto over under about after before"""
+)
+"""Function words: never a name, even right before a kind word ("every method")."""
 
 _CITATION_RE = re.compile(r"\[[^\[\]\n]*?:\s*L?\d+[^\[\]\n]*\]")
 _FENCE_RE = re.compile(r"`([^`\n]+)`")
@@ -154,7 +178,8 @@ _TOKEN_RE = re.compile(
 _PLACEHOLDER_RE = re.compile(r"(\x00\d+\x00)")
 _FILE_PATH_RE = re.compile(
     r"(?:\.{0,2}/|~/)\S*|\S+/|[\w./@-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|rb|c|h|cc|cpp|"
-    r"hpp|cs|php|kt|swift|md|rst|txt|json|toml|yaml|yml|cfg|ini|lock|html|css|sh|sql)",
+    r"hpp|cs|php|kt|swift|md|rst|txt|json|toml|yaml|yml|cfg|ini|lock|html|css|sh|sql)"
+    r"|(?:[a-z][\w-]*\.)+(?:io|com|org|net|dev)(?:/\S*)?|[a-z]+://\S+",
     re.IGNORECASE,
 )
 """A code span that is a file path (``src/auth.py``, ``./lib/``), not code.
@@ -183,10 +208,11 @@ _DECL_KIND: dict[str, ExpectedKind] = {
 _PATH_RE = re.compile(
     r"(?<![\w`])(?:\.{0,2}/)?(?:[\w.@-]+/)+[\w.@-]*[\w]"
     r"|\b[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|rb|c|h|cc|cpp|hpp|cs|php|kt|"
-    r"swift|md|rst|txt|json|toml|yaml|yml|cfg|ini|lock|html|css|sh|sql)\b",
+    r"swift|md|rst|txt|json|toml|yaml|yml|cfg|ini|lock|html|css|sh|sql)\b"
+    r"|\b(?:[a-z][\w-]*\.)+(?:io|com|org|net|dev)\b|\b[a-z]+://\S+",
     re.IGNORECASE,
 )
-"""File paths and file names: they locate the code rather than describe it."""
+"""File paths, file names, domains and URLs: they locate things rather than describe code."""
 _CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _ACRONYM_RE = re.compile(r"[A-Z][A-Z0-9]+s?")
 
@@ -260,8 +286,8 @@ def _tokenize(claim: str) -> list[_Token]:
             if match.group("sep"):
                 tokens.append(_Token(match.group(), "sep"))
                 continue
-            if match.group("number"):  # 500ms, 2.0, 5xx: not matched as words
-                tokens.append(_Token(match.group(), "other"))
+            if match.group("number"):
+                tokens.append(_number_token(match.group()))
                 sentence_start = False
                 continue
             if match.group("other"):
@@ -271,19 +297,37 @@ def _tokenize(claim: str) -> list[_Token]:
                     sentence_start = True
                 continue
             raw = match.group("ident")
-            tokens.append(_classify_word(raw, sentence_start))
+            after_number = (
+                bool(tokens) and tokens[-1].term is not None and (tokens[-1].term.kind == "number")
+            )
+            if after_number and raw.lower() in UNIT_WORDS:  # "10 KiB", "30 seconds"
+                tokens.append(_Token(raw, "stop"))
+            else:
+                tokens.append(_classify_word(raw, sentence_start))
             sentence_start = False
     return tokens
+
+
+_PLAIN_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _number_token(raw: str) -> _Token:
+    """A plain number ("10", "0.5") is a term; "500ms", "5xx", "2.0.1" are not words either."""
+    if _PLAIN_NUMBER_RE.fullmatch(raw):
+        return _Token(raw, "term", ClaimTerm(raw, "number"))
+    return _Token(raw, "other")
 
 
 def _classify_word(raw: str, sentence_start: bool) -> _Token:
     lower = raw.lower()
     if lower in KIND_WORDS:
         return _Token(raw, "kind")
-    if lower in STOP_WORDS or lower in GENERIC_WORDS:  # most words: decided here
+    if lower in CODE_WORDS or lower in NEGATION_CUES or lower in general_words():
         return _Token(raw, "stop")
     if "." in raw and all(len(part) <= 2 for part in raw.split(".")):
         return _Token(raw, "stop")  # e.g, i.e, p.m, vs
+    if len(raw) <= 3 and raw.isalpha():  # units and abbreviations: KiB, ms, URL
+        return _Token(raw, "term", ClaimTerm(lower, "word"))
     if _is_identifier_shape(raw):
         name = raw[:-2] if raw.endswith("()") else raw
         return _Token(name, "term", ClaimTerm(name, "identifier"))
@@ -319,6 +363,17 @@ def _assign_kinds(tokens: list[_Token]) -> None:
     for i, token in enumerate(tokens):
         if token.kind != "kind":
             continue
+        prev = tokens[i - 1] if i else None
+        if (
+            prev is not None
+            and prev.kind == "stop"
+            and prev.text.isalpha()
+            and prev.text.lower() not in _MODIFIERS
+            and prev.text.lower() not in CODE_WORDS
+            and prev.text.lower() not in _CLOSED_CLASS
+        ):
+            # "a save method": a common English word right before a kind word names it.
+            prev.kind, prev.term = "term", ClaimTerm(prev.text.lower(), "word")
         kind = KIND_WORDS[token.text.lower()]
         plural = token.text.lower().endswith("s") and token.text.lower() != "class"
         # Name(s) before: "the `User` class", "`a` and `b` fields".
@@ -353,6 +408,82 @@ def _assign_kinds(tokens: list[_Token]) -> None:
                 j += 1
 
 
+UNIT_WORDS = _words(
+    """b byte bytes kb kib mb mib gb gib bit bits s sec secs second seconds ms millisecond
+    milliseconds us microseconds ns minute minutes min h hour hours day days char chars
+    character characters percent times entries items elements"""
+)
+"""Units right after a number ("10 KiB", "30 seconds"): part of the number, not a term."""
+
+NEGATION_CUES = _words("not nor never without unlike instead rather than except neither")
+"""Words after which a named thing is what the code is *not* or does *not* use
+("derives from `BadData`, not from `BadSignature`", "rather than `==`")."""
+_NEGATION_WINDOW = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimParse:
+    """A claim as the verifier reads it.
+
+    ``terms`` as :func:`extract_terms`; ``words`` the lower-cased words that are
+    not terms (function words, general English, code vocabulary, kind words),
+    in order, which is what :mod:`citecal.verify._literal` reads to tell a
+    statement of what code contains from a description of what it does;
+    ``negated`` the lower-cased terms the claim names only after a negation
+    ("not", "rather than", "unlike"): the code need not contain those.
+    ``sequence`` is the claim in order: a term (after de-duplication, the
+    strongest reading of it) or a lower-cased word, separators as ``","``.
+    """
+
+    terms: tuple[ClaimTerm, ...]
+    words: tuple[str, ...]
+    negated: frozenset[str]
+    sequence: tuple[ClaimTerm | str, ...] = ()
+
+
+def parse_claim(claim: str) -> ClaimParse:
+    """Terms, function words and negated names of ``claim`` (memoised)."""
+    return _parse_claim(claim)
+
+
+@lru_cache(maxsize=4096)
+def _parse_claim(claim: str) -> ClaimParse:
+    tokens = _tokenize(strip_citations(claim))
+    _assign_kinds(tokens)
+    words: list[str] = []
+    negated: set[str] = set()
+    window = 0  # > 0: tokens left to find the negated name; -1: just after one (a list?)
+    for token in tokens:
+        if token.kind in ("stop", "kind"):
+            low = token.text.lower()
+            words.append(low)
+            if low in NEGATION_CUES:
+                window = _NEGATION_WINDOW
+                continue
+        if window == -1:
+            window = 2 if token.kind == "sep" else 0  # "not `a`, `b` or `c`"
+        elif token.kind == "term" and token.term is not None and window:
+            negated.add(token.term.text.lower())
+            window = -1
+        elif token.kind == "other" and token.text in ".;:,!?":
+            window = 0
+        elif window > 0:
+            window -= 1
+    terms = _dedupe(tokens)
+    by_key = {t.text.lower(): t for t in terms}
+    sequence: list[ClaimTerm | str] = []
+    for token in tokens:
+        if token.kind == "term" and token.term is not None and token.term.text:
+            sequence.append(by_key.get(token.term.text.lower(), token.term))
+        elif token.kind in ("stop", "kind"):
+            sequence.append(token.text.lower())
+        elif token.kind == "sep":
+            sequence.append(",")
+        elif token.kind == "other" and token.text in ".;:!?":
+            sequence.append(token.text)
+    return ClaimParse(terms, tuple(words), frozenset(negated), tuple(sequence))
+
+
 def extract_terms(claim: str) -> list[ClaimTerm]:
     """Checkable terms of ``claim``, in order of appearance, without duplicates.
 
@@ -378,11 +509,12 @@ def extract_terms(claim: str) -> list[ClaimTerm]:
     return list(_extract_terms(claim))
 
 
-@lru_cache(maxsize=4096)
 def _extract_terms(claim: str) -> tuple[ClaimTerm, ...]:
-    tokens = _tokenize(strip_citations(claim))
-    _assign_kinds(tokens)
-    strength = {"code_span": 3, "identifier": 2, "quoted": 1, "word": 0}
+    return _parse_claim(claim).terms
+
+
+def _dedupe(tokens: list[_Token]) -> tuple[ClaimTerm, ...]:
+    strength = {"code_span": 3, "identifier": 2, "quoted": 1, "number": 1, "word": 0}
     out: dict[str, ClaimTerm] = {}
     for token in tokens:
         term = token.term
@@ -399,4 +531,13 @@ def _extract_terms(claim: str) -> tuple[ClaimTerm, ...]:
     return tuple(out.values())
 
 
-__all__ = ["GENERIC_WORDS", "KIND_WORDS", "STOP_WORDS", "ClaimTerm", "extract_terms"]
+__all__ = [
+    "CODE_WORDS",
+    "KIND_WORDS",
+    "NEGATION_CUES",
+    "ClaimParse",
+    "ClaimTerm",
+    "extract_terms",
+    "general_words",
+    "parse_claim",
+]

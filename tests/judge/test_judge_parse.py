@@ -96,7 +96,7 @@ def test_parse_batch_without_json_raises() -> None:
 def test_response_format_schemas_are_strict_objects() -> None:
     single = response_format(batch=False)["json_schema"]
     assert single["strict"] is True and single["name"] == "citecal_judge_single"
-    assert single["schema"]["required"] == ["reasoning", "supports", "confidence", "score"]
+    assert single["schema"]["required"] == ["reasoning", "supports", "confidence", "score", "mode"]
     batch = response_format(batch=True)["json_schema"]["schema"]
     assert batch["type"] == "object"
     assert batch["properties"]["results"]["items"]["required"][0] == "claim_id"

@@ -28,7 +28,7 @@ def test_builtin_v1_has_all_sections_and_a_hashed_version() -> None:
 
 
 def test_unknown_version_lists_available() -> None:
-    with pytest.raises(InputError, match=r"unknown prompt version 'v99': available: v1"):
+    with pytest.raises(InputError, match=r"unknown prompt version 'v99': available: v1, v2"):
         load_prompt("v99")
 
 
@@ -96,3 +96,40 @@ def test_messages_single_and_batch_numbering(make_request: Callable[..., JudgeRe
     assert re.findall(r"\[Code (\d)\] from \[src/cart.py:10-12\]", batch) == ["1", "2", "3"]
     assert "Evaluate each of the 3 claims" in batch
     assert '"claim_id": 1' in batch
+
+
+def test_v2_shows_the_rule_evidence_and_asks_for_a_mode_when_told(
+    make_request: Callable[..., JudgeRequest],
+) -> None:
+    from dataclasses import replace
+
+    from citecal.models import Verdict
+
+    evidence = Verdict(
+        verdict="unverified",
+        method="extractive",
+        confidence="low",
+        matched_terms=("send",),
+        missing_terms=("retry",),
+        hint="`retry` is defined at lines 40-52 (function), outside the cited range 10-20",
+    )
+    plain = make_request(0)
+    judged = replace(plain, extractive=evidence, classify=True)
+    prompt = load_prompt("v2")
+    user = render_messages(prompt, [judged], 200)[1]["content"]
+    assert "found in the cited lines: send; not found there: retry; hint: `retry` is defined" in (
+        user
+    )
+    assert 'Also classify the claim: "mode"' in user
+    bare = render_messages(prompt, [plain], 200)[1]["content"]
+    assert "Rule-based check: no code terms to look for." in bare
+    assert "Also classify" not in bare
+    # v1 has no {evidence} placeholder: its rendering is unchanged by the new fields.
+    v1 = load_prompt("v1")
+    assert render_messages(v1, [judged], 200) == render_messages(v1, [plain], 200)
+
+
+def test_default_prompt_is_v2() -> None:
+    from citecal.config import JudgeConfig
+
+    assert JudgeConfig().prompt == "v2"

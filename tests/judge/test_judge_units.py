@@ -1,4 +1,4 @@
-"""Pure parts: routing, batching, pricing, Retry-After, cache keys, the server's heuristic."""
+"""Pure parts: batching, pricing, Retry-After, cache keys, the server's heuristic."""
 
 from __future__ import annotations
 
@@ -21,37 +21,10 @@ from citecal.verify.judge import (
     find_price,
     is_loopback_url,
     make_batches,
-    needs_judge,
     retry_after_s,
 )
 
 CFG = JudgeConfig()
-
-
-def ext(verdict: str, confidence: str) -> Verdict:
-    return Verdict(verdict=verdict, method="extractive", confidence=confidence)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    ("mode", "extractive", "expected"),
-    [
-        ("abstractive", None, True),
-        ("abstractive", ext("supports", "high"), True),
-        ("unknown", None, True),
-        ("unknown", ext("partial", "medium"), True),
-        ("unknown", ext("supports", "low"), True),
-        ("unknown", ext("supports", "high"), False),
-        ("unknown", ext("not_supports", "medium"), False),
-        ("extractive", None, True),
-        ("extractive", ext("unverified", "low"), True),
-        ("extractive", ext("partial", "low"), True),
-        ("extractive", ext("partial", "medium"), False),
-        ("extractive", ext("supports", "high"), False),
-        ("extractive", ext("not_supports", "low"), False),
-    ],
-)
-def test_routing(mode: str, extractive: Verdict | None, expected: bool) -> None:
-    assert needs_judge(mode, extractive, CFG) is expected  # type: ignore[arg-type]
 
 
 def test_batches_group_by_file_in_first_seen_order(

@@ -1,6 +1,6 @@
 """LLM judge for abstractive claims (seed §3.2.5, §5, §10.2-10.3, §14).
 
-The pipeline routes claims with :func:`needs_judge`, builds
+The pipeline routes claims with :func:`citecal.verify.route_claim`, builds
 :class:`JudgeRequest` values, and calls ``build_judge(config).judge(requests)``;
 ``citecal eval --dry-run`` calls :func:`estimate_cost` instead.
 """
@@ -37,7 +37,6 @@ from citecal.verify.judge._prompts import (
     load_prompt,
     render_messages,
 )
-from citecal.verify.judge._routing import needs_judge
 from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, JudgeUnavailable
 
 __all__ = [
@@ -67,7 +66,6 @@ __all__ = [
     "is_loopback_url",
     "load_prompt",
     "make_batches",
-    "needs_judge",
     "parse_batch",
     "parse_single",
     "render_messages",

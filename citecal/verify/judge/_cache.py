@@ -29,7 +29,8 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
 
 from citecal.errors import InputError
-from citecal.models import Confidence, Verdict, VerdictLabel
+from citecal.models import Confidence, Mode, Verdict, VerdictLabel
+from citecal.verify.judge._prompts import evidence_text
 from citecal.verify.judge._types import JudgeRequest
 
 CACHE_SCHEMA_VERSION = 2
@@ -49,7 +50,7 @@ def normalise_endpoint(base_url: str) -> str:
 
 
 def cache_key(model: str, prompt_version: str, request: JudgeRequest, *, endpoint: str) -> str:
-    """SHA-256 over endpoint, model, prompt version, claim, citation, code and context."""
+    """SHA-256 over endpoint, model, prompt version, claim, citation, code, context, evidence."""
     parts = [
         CACHE_SCHEMA_VERSION,
         normalise_endpoint(endpoint),
@@ -60,6 +61,8 @@ def cache_key(model: str, prompt_version: str, request: JudgeRequest, *, endpoin
         request.code,
         request.before,
         request.after,
+        request.classify,
+        evidence_text(request),
     ]
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
@@ -76,6 +79,7 @@ class CachedAnswer(BaseModel):
     reasoning: str
     model: str | None
     prompt_version: str | None
+    mode: Mode | None = None
     tokens: int = Field(0, description="Tokens the original call spent on this answer.")
     cost_usd: float = Field(0.0, description="Cost of the original call's share.")
     created_at: str
@@ -89,6 +93,7 @@ class CachedAnswer(BaseModel):
             reasoning=v.reasoning,
             model=v.model,
             prompt_version=v.prompt_version,
+            mode=v.mode,
             tokens=v.tokens,
             cost_usd=v.cost_usd,
             created_at=datetime.now(UTC).isoformat(),
@@ -105,6 +110,7 @@ class CachedAnswer(BaseModel):
             model=self.model,
             prompt_version=self.prompt_version,
             cached=True,
+            mode=self.mode,
         )
 
 

@@ -351,6 +351,7 @@ class Judge:
             prompt_version=self.prompt_version,
             tokens=tokens,
             cost_usd=cost,
+            mode=a.mode,
         )
 
     async def _call(

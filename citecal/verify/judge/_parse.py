@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from citecal.models import Confidence, VerdictLabel
+from citecal.models import Confidence, Mode, VerdictLabel
 
 
 class AnswerParseError(ValueError):
@@ -141,6 +141,7 @@ class JudgeAnswer(BaseModel):
     confidence: Confidence = Field(description="The judge's own certainty label.")
     score: float | None = Field(None, ge=0, le=1, description="Support probability, if given.")
     reasoning: str = Field("", description="The judge's analysis.")
+    mode: Mode | None = Field(None, description="extractive | abstractive, when asked for.")
 
     @model_validator(mode="before")
     @classmethod
@@ -164,7 +165,10 @@ class JudgeAnswer(BaseModel):
         score = next((_score(lowered[k]) for k in _SCORE_KEYS if k in lowered), None)
         claim_id = next((_claim_id(lowered[k]) for k in _ID_KEYS if k in lowered), None)
         raw_confidence = lowered.get("confidence")
+        mode = lowered.get("mode", lowered.get("claim_type"))
+        mode = _norm(mode) if isinstance(mode, str) else None
         return {
+            "mode": mode if mode in ("extractive", "abstractive") else None,
             "claim_id": claim_id,
             "verdict": verdict,
             # A missing confidence is the conservative "low" (seed §10.2); an unknown one
@@ -181,6 +185,7 @@ def _answer_schema(with_id: bool) -> dict[str, Any]:
         "supports": {"type": "boolean"},
         "confidence": {"type": "string", "enum": ["high", "medium", "low"]},
         "score": {"type": "number"},
+        "mode": {"type": "string", "enum": ["extractive", "abstractive"]},
     }
     if with_id:
         props = {"claim_id": {"type": "integer"}, **props}

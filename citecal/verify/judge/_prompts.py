@@ -26,7 +26,9 @@ SECTIONS: tuple[str, ...] = ("system", "single", "batch", "batch_item")
 
 _SECTION_RE = re.compile(r"^##[ \t]+([A-Za-z_]+)[ \t]*$", re.MULTILINE)
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
-_PLACEHOLDER_RE = re.compile(r"\{(claim|citation|file_path|language|code|n|items|count)\}")
+_PLACEHOLDER_RE = re.compile(
+    r"\{(claim|citation|file_path|language|code|evidence|classify|n|items|count)\}"
+)
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,33 @@ def code_block(request: JudgeRequest, max_code_lines: int, context_lines: int | 
     return f"{fence}{request.language or ''}\n{body}\n{fence}"
 
 
+def evidence_text(request: JudgeRequest) -> str:
+    """What the rule-based check found, for prompts with an ``{evidence}`` placeholder.
+
+    Rules leave a claim to the judge when they cannot prove it either way
+    (README "Routing"); their term evidence still helps the judge look in the
+    right place, and a hint says where a missing name is elsewhere in the file.
+    """
+    rule = request.extractive
+    if rule is None or (not rule.matched_terms and not rule.missing_terms and not rule.hint):
+        return "Rule-based check: no code terms to look for."
+    parts = []
+    if rule.matched_terms:
+        parts.append("found in the cited lines: " + ", ".join(rule.matched_terms))
+    if rule.missing_terms:
+        parts.append("not found there: " + ", ".join(rule.missing_terms))
+    if rule.hint:
+        parts.append(f"hint: {rule.hint}")
+    return "Rule-based check (evidence, not a verdict): " + "; ".join(parts) + "."
+
+
+_CLASSIFY = (
+    'Also classify the claim: "mode": "extractive" when it states what the code contains '
+    '(names, calls, values, signatures), "abstractive" when it describes behaviour, '
+    "purpose or design."
+)
+
+
 def _values(
     request: JudgeRequest, max_code_lines: int, context_lines: int | None
 ) -> dict[str, str]:
@@ -154,6 +183,8 @@ def _values(
         "file_path": request.file_path,
         "language": request.language or "",
         "code": code_block(request, max_code_lines, context_lines),
+        "evidence": evidence_text(request),
+        "classify": _CLASSIFY if request.classify else "",
     }
 
 

@@ -19,7 +19,10 @@ class JudgeRequest:
     ``key`` identifies the request in :attr:`JudgeRun.verdicts` (the citation id);
     ``before``/``after`` are context lines around the cited range (shown to the
     judge marked as context), ``code`` the cited lines joined with ``\\n``.
-    ``extractive`` is the rule-based result when there was one, kept for the record.
+    ``extractive`` is the rule-based result (terms found and missing, hint):
+    prompts that have an ``{evidence}`` placeholder show it to the judge.
+    ``classify`` asks the judge to classify the claim too (unknown claims under
+    ``classify.use_llm_classification``).
     """
 
     key: str
@@ -33,6 +36,7 @@ class JudgeRequest:
     before: str = ""
     after: str = ""
     extractive: Verdict | None = None
+    classify: bool = False
 
 
 @dataclass(frozen=True)
