@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench clean groundtruth
 
 install: $(STAMP)
 
@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 demo: install
 	$(BIN)/citecal eval datasets/examples/report.md --repo datasets/examples/shopcart --no-llm
 
-test: install
+test: install groundtruth
 	$(BIN)/python -m pytest
+
+groundtruth:  ## fetch the pinned package sources of datasets/groundtruth (sha256-checked)
+	$(PYTHON) datasets/groundtruth/fetch.py
 
 lint: install
 	$(BIN)/ruff check citecal tests benchmarks

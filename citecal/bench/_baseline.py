@@ -69,9 +69,11 @@ def regressions(overall: Metrics, baseline: Baseline) -> list[str]:
         if base is None:
             continue
         now = getattr(overall, name)
-        if name in HIGHER_IS_BETTER and (now is None or now < base - TOLERANCE):
+        if now is None:  # nothing to divide by in this run: nothing to compare
+            continue
+        if name in HIGHER_IS_BETTER and now < base - TOLERANCE:
             found.append(f"{name} fell to {now} (baseline {base})")
-        elif name in LOWER_IS_BETTER and (now is None or now > base + TOLERANCE):
+        elif name in LOWER_IS_BETTER and now > base + TOLERANCE:
             found.append(f"{name} rose to {now} (baseline {base})")
     return found
 

@@ -111,9 +111,7 @@ def _load_one(directory: Path, sources_root: Path) -> GroundTruth:
     ids: set[str] = set()
     for label in labels.citations:
         if _CITATION_RE.match(label.citation.strip()) is None:
-            raise InputError(
-                f"{path}: {label.id}: not a [path:start-end] citation: {label.citation}"
-            )
+            raise InputError(f"{path}: {label.id}: not a [path:N-M] citation: {label.citation}")
         if label.key in seen or label.id in ids:
             raise InputError(f"{path}: {label.id}: duplicate citation or id")
         seen.add(label.key)

@@ -128,23 +128,31 @@ CODE_WORDS = _words(
 what code contains (see :mod:`citecal.verify._literal`), never content to look for."""
 
 _GENERAL_CACHE: dict[float, frozenset[str]] = {}
+GENERAL_WORD_ZIPF = 5.0
 
 
-def general_words(min_zipf: float = 5.0) -> frozenset[str]:
+def general_words(min_zipf: float = GENERAL_WORD_ZIPF) -> frozenset[str]:
     """English words at least as frequent as ``min_zipf`` on the Zipf scale (wordfreq).
 
     Such words ("every", "instead", "value", "only") say nothing checkable about a
     particular piece of code. The list comes from wordfreq's English frequencies
     (bundled with the package, read offline) rather than a hand-grown stop list;
-    a Zipf value of 5 is a word used about once per 100 000 words.
+    a Zipf value of 5 is a word used about once per 100 000 words. wordfreq's
+    ranked list is in frequency order, so the cut-off is found by bisection.
     """
     words = _GENERAL_CACHE.get(min_zipf)
     if words is None:
         from wordfreq import top_n_list, zipf_frequency
 
-        words = frozenset(
-            w for w in top_n_list("en", 5000) if w.isalpha() and zipf_frequency(w, "en") >= min_zipf
-        )
+        ranked = top_n_list("en", 5000)
+        lo, hi = 0, len(ranked)
+        while lo < hi:  # first index whose Zipf frequency is below the cut-off
+            mid = (lo + hi) // 2
+            if zipf_frequency(ranked[mid], "en") >= min_zipf:
+                lo = mid + 1
+            else:
+                hi = mid
+        words = frozenset(w for w in ranked[:lo] if w.isalpha())
         _GENERAL_CACHE[min_zipf] = words
     return words
 

@@ -76,7 +76,7 @@ def test_cli_gate_exit_codes_and_output(example_report: Path, example_repo: Path
     assert gated.stdout.endswith(
         "Gate: FAIL\n"
         "  - 1 cited file(s) do not exist (hallucinated paths): shopcart/passwords.py\n"
-        "  - precision 41% < 70%\n"
+        "  - precision 20% < 70%\n"
     )
     as_json = runner.invoke(cli, [*args, "--gate", "-f", "json"])
     assert EvalResult.model_validate_json(as_json.stdout).gate is not None

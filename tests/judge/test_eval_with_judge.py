@@ -166,3 +166,53 @@ def test_dry_run_calls_nothing(server: FakeOpenAIServer, env: dict[str, str]) ->
     assert out.startswith("dry run: 0 claims would go to the judge") and " in 0 calls" in out
     code, out, _ = run_eval(env, "--dry-run", "--no-cache", fmt="table")
     assert out.strip().split(" in ")[-1] == first.split(" in ")[-1]  # cache ignored
+
+
+def test_with_a_judge_every_claim_rules_leave_open_is_judged(
+    server: FakeOpenAIServer, env: dict[str, str]
+) -> None:
+    code, out, err = run_eval(env)
+    assert code == 0, err
+    doc = json.loads(out)
+    valid = [c for c in doc["citations"] if c["valid"]]
+    by_rules = [c for c in valid if c["method"] == "extractive"]
+    judged = [c for c in valid if c["method"] == "llm"]
+    assert by_rules and judged and len(by_rules) + len(judged) == len(valid)
+    assert all(c["verdict"] in ("supports", "not_supports") for c in by_rules)
+    assert doc["summary"]["unverified"] == 0 and doc["summary"]["decision_coverage"] == 1.0
+    # The judge saw exactly the claims rules left open, each with the rule evidence.
+    asked = {c.claim for r in server.requests for c in r.claims}
+    assert {c["claim"] for c in judged} <= asked
+    assert not {c["claim"] for c in by_rules} & asked
+    assert all("Rule-based check" in r.user for r in server.requests)
+
+
+def test_groundtruth_bench_with_a_judge_leaves_nothing_undecided(
+    server: FakeOpenAIServer, env: dict[str, str]
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    sources = root / ".citecal" / "groundtruth"
+    if not (sources / "requests-2.32.3").is_dir():
+        pytest.skip("ground-truth sources not fetched (make groundtruth)")
+    base = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "CITECAL_CACHE_PATH": ""}
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(root / "datasets" / "groundtruth"),
+            "--sources",
+            str(sources),
+            "--only",
+            "requests",
+            "-f",
+            "json",
+        ],
+        env={**base, **env},
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["judge"] == "gpt-4o-mini"
+    assert report["overall"]["undecided"] == 0
+    assert report["overall"]["decision_coverage"] == 1.0

@@ -1,0 +1,285 @@
+"""The ground-truth benchmark: scoring arithmetic, matching, the CLI, and the regression gate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citecal.bench import read_baseline, regressions
+from citecal.bench._labels import CitationLabel
+from citecal.bench._score import Scored, metrics
+from citecal.cli import cli
+from citecal.models import CitationResult
+
+ROOT = Path(__file__).resolve().parents[2]
+DATASET = ROOT / "datasets" / "groundtruth"
+SOURCES = ROOT / ".citecal" / "groundtruth"
+
+
+def label(i: int, score: int, category: str = "literal") -> CitationLabel:
+    return CitationLabel(
+        id=f"x-{i:03d}",
+        citation=f"[a.py:{i}]",
+        claim="c",
+        structural="valid",
+        human_score=score,
+        category=category,  # type: ignore[arg-type]
+        difficulty="easy",
+        rationale="r",
+    )
+
+
+def row(i: int, verdict: str | None, valid: bool = True) -> CitationResult:
+    return CitationResult(
+        id=str(i),
+        citation=f"[a.py:{i}]",
+        file_path="a.py",
+        start_line=i,
+        end_line=i,
+        claim="c",
+        section="",
+        paragraph_index=0,
+        position=i,
+        valid=valid,
+        error=None if valid else "no such file",
+        failure_type=None,
+        mode="extractive",
+        verdict=verdict if valid else None,
+        method="extractive",
+        confidence="high",
+        score=None,  # type: ignore[arg-type]
+        reasoning=None,
+        matched_terms=[],
+        missing_terms=[],
+        suggested_action=None,
+        model=None,
+        prompt_version=None,
+    )
+
+
+def test_metrics_worked_example() -> None:
+    # people:  S S S S u u u u   (S = score >= 2)
+    # citecal: s n ? p s n ! ?   (s supports, n not_supports, p partial, ! invalid, ? unverified)
+    people = [3, 2, 3, 2, 1, 0, 0, 1]
+    said: list[tuple[str | None, bool]] = [
+        ("supports", True),
+        ("not_supports", True),
+        ("unverified", True),
+        ("partial", True),
+        ("supports", True),
+        ("not_supports", True),
+        (None, False),
+        ("unverified", True),
+    ]
+    items = [
+        Scored("x", "python", label(i, h), row(i, v, ok))
+        for i, (h, (v, ok)) in enumerate(zip(people, said, strict=True), start=1)
+    ]
+    m = metrics(items)
+    # decided: 1 2 4 5 6 7 (6 of 8); agree: 1 (s/S), 6 (n/u), 7 (!/u) -> 3 of 6 = 0.5
+    assert (m.n, m.decided, m.undecided, m.agreement) == (8, 6, 2, 0.5)
+    # false supports: 5 (1 of 4 unsupported); false rejects: 2 and 4 (partial is not support)
+    assert (m.false_supports, m.false_support_rate) == (1, 0.25)
+    assert (m.false_rejects, m.false_reject_rate) == (2, 0.5)
+    # coverage 6/8 over all; valid 7, decided valid 5 -> 5/7
+    assert (m.decision_coverage, m.decision_coverage_valid) == (0.75, round(5 / 7, 4))
+    # precision: 1 true of 2 predicted; recall: 1 of 4 supported; F1 = 2·0.5·0.25/0.75
+    assert (m.precision, m.recall, m.f1) == (0.5, 0.25, round(1 / 3, 4))
+    assert m.structural_agreement == 0.875  # item 7 is labelled valid, citecal found it invalid
+
+
+def test_a_label_without_a_citation_is_undecided_and_listed() -> None:
+    m = metrics([Scored("x", "go", label(1, 3), None)])
+    assert (m.decided, m.undecided, m.recall) == (0, 1, 0.0)
+
+
+def test_regressions_compare_each_figure_in_its_direction() -> None:
+    base = read_baseline(DATASET / "baseline.json")
+    good = metrics([Scored("x", "go", label(1, 3), row(1, "supports"))])
+    assert regressions(good, base) == []
+    bad = metrics([Scored("x", "go", label(1, 3), row(1, "not_supports"))])
+    found = regressions(bad, base)
+    assert any(line.startswith("agreement fell to 0.0") for line in found)
+    assert any(line.startswith("false_reject_rate rose to 1.0") for line in found)
+
+
+def _write_set(root: Path, citations: list[dict[str, object]], report: str) -> Path:
+    d = root / "ds" / "tiny"
+    d.mkdir(parents=True)
+    (d / "report.md").write_text(report)
+    (d / "labels.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "package": "tiny",
+                "version": "1",
+                "language": "python",
+                "citations": citations,
+            }
+        )
+    )
+    src = root / "src" / "tiny-1"
+    src.mkdir(parents=True)
+    (src / "a.py").write_text("def load(path):\n    return open(path).read()\n")
+    return root
+
+
+def _label_dict(cid: str, citation: str, occurrence: int, score: int) -> dict[str, object]:
+    return {
+        "id": cid,
+        "citation": citation,
+        "occurrence": occurrence,
+        "claim": "c",
+        "structural": "valid",
+        "human_score": score,
+        "category": "literal",
+        "difficulty": "easy",
+        "rationale": "r",
+    }
+
+
+def test_cli_matches_repeated_citations_by_occurrence(tmp_path: Path) -> None:
+    report = (
+        "The `load` function takes `path` [a.py:1-2].\n\n"
+        "The `save` function writes `settings` [a.py:1-2].\n"
+    )
+    labels = [_label_dict("t-1", "[a.py:1-2]", 0, 3), _label_dict("t-2", "[a.py:1-2]", 1, 0)]
+    root = _write_set(tmp_path, labels, report)
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(root / "ds"),
+            "--sources",
+            str(root / "src"),
+            "--no-llm",
+            "-f",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["overall"]["agreement"] == 1.0 and out["overall"]["decided"] == 2
+    assert out["not_extracted"] == [] and out["disagreements"] == []
+    # Swap the labels' occurrences: both citations are now judged against the wrong label.
+    swapped = [_label_dict("t-1", "[a.py:1-2]", 1, 3), _label_dict("t-2", "[a.py:1-2]", 0, 0)]
+    (root / "ds" / "tiny" / "labels.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "package": "tiny",
+                "version": "1",
+                "language": "python",
+                "citations": swapped,
+            }
+        )
+    )
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(root / "ds"),
+            "--sources",
+            str(root / "src"),
+            "--no-llm",
+            "-f",
+            "json",
+        ],
+    )
+    assert json.loads(res.stdout)["overall"]["agreement"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.update(human_score=7), "human_score"),
+        (lambda d: d.update(citation="[a.py]"), "not a [path:N-M] citation"),
+        (lambda d: d.update(category="nonsense"), "category"),
+    ],
+)
+def test_cli_bad_label_file_is_one_line_exit_2(
+    mutate: Callable[[dict[str, object]], None], message: str, tmp_path: Path
+) -> None:
+    bad = _label_dict("t-1", "[a.py:1-2]", 0, 3)
+    mutate(bad)
+    root = _write_set(tmp_path, [bad], "The `load` function takes `path` [a.py:1-2].\n")
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(root / "ds"),
+            "--sources",
+            str(root / "src"),
+            "--no-llm",
+        ],
+    )
+    assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
+
+
+def test_cli_sources_not_fetched_says_how(tmp_path: Path) -> None:
+    root = _write_set(tmp_path, [_label_dict("t-1", "[a.py:1-2]", 0, 3)], "x [a.py:1-2].\n")
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(root / "ds"),
+            "--sources",
+            str(tmp_path / "no"),
+            "--no-llm",
+        ],
+    )
+    assert res.exit_code == 2 and "make groundtruth" in res.output
+
+
+@pytest.fixture(scope="module")
+def fetched() -> Path:
+    """The pinned package sources (``make groundtruth`` fetches them; idempotent)."""
+    proc = subprocess.run(
+        [sys.executable, str(DATASET / "fetch.py"), "--dest", str(SOURCES)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"fetching the ground-truth sources failed:\n{proc.stderr[-2000:]}")
+    return SOURCES
+
+
+def test_deterministic_figures_do_not_fall_below_the_baseline(fetched: Path) -> None:
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(DATASET),
+            "--sources",
+            str(fetched),
+            "--no-llm",
+            "--baseline",
+            str(DATASET / "baseline.json"),
+            "-f",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["sets"] == ["axios", "chi", "gson", "itsdangerous", "requests", "semver"]
+    assert report["overall"]["n"] >= 300
+    assert report["not_extracted"] == []
+    assert set(report["groups"]["language"]) >= {"python", "javascript", "go", "rust", "java"}
