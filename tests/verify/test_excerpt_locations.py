@@ -100,7 +100,7 @@ def test_sentence_chunk_citations(make_repo: MakeRepo) -> None:
     )
     assert where(a) == (True, 3, 3, "sentence 2 (line 3)")
     assert a.cited_code == "It stores verdicts in SQLite."  # the sentence, not the whole line
-    assert a.verdict == "supports"
+    assert a.verdict == "unverified"  # a behaviour claim: the judge decides (README "Routing")
     assert b.error == "Sentence 3 out of range: docs/cache.md has 3 chunks (S:0-S:2)"
 
 
