@@ -26,18 +26,20 @@ N_REPORTS = 200
 RESAMPLES = 1_000
 
 
-def make_table(seed: int = 0) -> pd.DataFrame:
-    """A seeded annotation table with the DESIGN.md columns."""
+def make_table(
+    seed: int = 0, n_records: int = N_RECORDS, n_reports: int = N_REPORTS
+) -> pd.DataFrame:
+    """A seeded annotation table with the DESIGN.md columns (``N_ANNOTATORS`` per record)."""
     rng = np.random.default_rng(seed)
-    truth = rng.integers(0, 4, N_RECORDS)
-    judge_supports = (truth >= 2) ^ (rng.random(N_RECORDS) < 0.2)
-    score = np.clip(np.where(judge_supports, 0.75, 0.25) + rng.normal(0, 0.15, N_RECORDS), 0, 1)
-    rec = np.repeat(np.arange(N_RECORDS), N_ANNOTATORS)
+    truth = rng.integers(0, 4, n_records)
+    judge_supports = (truth >= 2) ^ (rng.random(n_records) < 0.2)
+    score = np.clip(np.where(judge_supports, 0.75, 0.25) + rng.normal(0, 0.15, n_records), 0, 1)
+    rec = np.repeat(np.arange(n_records), N_ANNOTATORS)
     human = np.clip(truth[rec] + rng.choice([-1, 0, 1], rec.size, p=[0.15, 0.7, 0.15]), 0, 3)
     return pd.DataFrame(
         {
             "record_id": np.char.add("r", rec.astype(str)),
-            "report_id": np.char.add("rep", (rec % N_REPORTS).astype(str)),
+            "report_id": np.char.add("rep", (rec % n_reports).astype(str)),
             "citation": np.where(rec % 3 == 0, "[src/app.ts:10-20]", "[src/app.py:10-20]"),
             "claim": "The function validates the input",
             "cited_code": "def f(x):\n    return validate(x)",
@@ -48,7 +50,7 @@ def make_table(seed: int = 0) -> pd.DataFrame:
             "llm_confidence": "medium",
             "llm_score": score[rec].round(3),
             "annotator": np.char.add(
-                "ann", np.tile(np.arange(N_ANNOTATORS), N_RECORDS).astype(str)
+                "ann", np.tile(np.arange(N_ANNOTATORS), n_records).astype(str)
             ),
             "human_score": human,
             "line_range": np.where(rec % 7 == 0, "too_narrow", "correct"),

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
@@ -41,10 +42,17 @@ class Codes:
 
 
 def cluster_codes(labels: NDArray[np.object_] | list[str]) -> Codes:
-    """Integer cluster index per row (clusters in first-seen order)."""
-    _, inverse = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
-    inv = inverse.astype(np.int64).ravel()
-    return Codes(cluster=inv, n_clusters=int(inv.max()) + 1 if inv.size else 0)
+    """Integer cluster index per row, clusters in sorted order of their labels.
+
+    A hash table (``pd.factorize``) instead of sorting every row's string:
+    the same codes as ``np.unique(labels, return_inverse=True)``, so the same
+    resamples for the same seed.
+    """
+    codes, uniques = pd.factorize(
+        pd.Series(np.asarray(labels, dtype=object)).astype(str), sort=True
+    )
+    inv = codes.astype(np.int64)
+    return Codes(cluster=inv, n_clusters=len(uniques))
 
 
 def resample_counts(n_clusters: int, resamples: int, rng: np.random.Generator) -> FloatArray:
@@ -144,6 +152,8 @@ def level_codes(values: FloatArray, max_levels: int) -> tuple[IntArray, int, boo
     uniq, inverse = np.unique(values, return_inverse=True)
     if uniq.size <= max_levels:
         return inverse.astype(np.int64).ravel(), int(uniq.size), False
-    order = np.argsort(np.argsort(values, kind="stable"), kind="stable")
+    # Each value's position in the stable sort (the inverse permutation: one sort, not two).
+    order = np.empty(values.size, dtype=np.int64)
+    order[np.argsort(values, kind="stable")] = np.arange(values.size, dtype=np.int64)
     codes = (order * max_levels // values.size).astype(np.int64)
     return codes, max_levels, True

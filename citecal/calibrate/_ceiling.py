@@ -16,6 +16,8 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
+from citecal.calibrate._table import id_codes
+
 
 @dataclass(frozen=True, slots=True)
 class HumanReliability:
@@ -50,14 +52,17 @@ def krippendorff_alpha(
         value_domain: the ordered scale (ordinal α needs the categories no one used too).
         value: the score column.
     """
-    per_record = df.groupby("record_id")["annotator"].transform("size")
-    multi = df[per_record >= 2]
+    records, _ = id_codes(df, "record_id")
+    multi = df[(np.bincount(records) >= 2)[records]]
     if multi.empty:
         return None, "krippendorff_alpha: no record has two or more annotators"
     if multi[value].nunique() < 2:
         return None, "krippendorff_alpha: every human score is identical (no variation to explain)"
-    matrix = multi.pivot(index="annotator", columns="record_id", values=value)
-    data = matrix.to_numpy(dtype=np.float64)
+    # The annotators × records matrix, both in sorted order (what DataFrame.pivot gives).
+    rows, n_rows = id_codes(multi, "annotator")
+    cols, n_cols = id_codes(multi, "record_id")
+    data = np.full((n_rows, n_cols), np.nan)
+    data[rows, cols] = multi[value].to_numpy(dtype=np.float64)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
@@ -81,10 +86,10 @@ def pairwise_human_agreement(df: pd.DataFrame) -> tuple[float | None, float | No
     Counted from per-record score histograms (c₀…c₃): equal pairs are
     Σ cₛ(cₛ−1)/2, adjacent pairs Σ cₛ·cₛ₊₁, out of n(n−1)/2 pairs per record.
     """
-    codes, uniques = pd.factorize(df["record_id"])
+    codes, n_records = id_codes(df, "record_id")
     scores = df["human_score"].to_numpy(dtype=np.int64)
-    flat = np.bincount(codes * 4 + scores, minlength=len(uniques) * 4)
-    c = flat.reshape(len(uniques), 4).astype(np.float64)
+    flat = np.bincount(codes * 4 + scores, minlength=n_records * 4)
+    c = flat.reshape(n_records, 4).astype(np.float64)
     n = c.sum(axis=1)
     pairs = float((n * (n - 1) / 2).sum())
     if pairs == 0:
@@ -105,10 +110,10 @@ def leave_one_out(df: pd.DataFrame) -> tuple[float | None, float | None, int, in
         (ceiling, judge agreement, pairs used, tied pairs left out).
     """
     rows = df[df["judge_pos"].notna()]
-    grouped = rows.groupby("record_id")["human_pos"]
-    n = grouped.transform("size").to_numpy(dtype=np.float64)
-    total = grouped.transform("sum").to_numpy(dtype=np.float64)
+    records, _ = id_codes(rows, "record_id")
     own = rows["human_pos"].to_numpy(dtype=np.float64)
+    n = np.bincount(records)[records].astype(np.float64)
+    total = np.bincount(records, weights=own)[records]
     keep = n >= 2
     with np.errstate(invalid="ignore", divide="ignore"):
         share = (total - own) / (n - 1)
@@ -125,7 +130,7 @@ def leave_one_out(df: pd.DataFrame) -> tuple[float | None, float | None, int, in
 def human_reliability(df: pd.DataFrame) -> HumanReliability:
     """All human-human figures of one slice of the prepared table."""
     notes: list[str] = []
-    max_ann = int(df.groupby("record_id")["annotator"].size().max()) if len(df) else 0
+    max_ann = int(np.bincount(id_codes(df, "record_id")[0]).max()) if len(df) else 0
     if max_ann < 2:
         notes.append("human reliability and ceiling: one annotator per record, nothing to compare")
         return HumanReliability(None, None, None, None, None, 0, tuple(notes))

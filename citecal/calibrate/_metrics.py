@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 from scipy import stats
-from sklearn.metrics import (
-    brier_score_loss,
-    cohen_kappa_score,
-    precision_recall_fscore_support,
-)
+from sklearn.metrics import brier_score_loss
 
 from citecal.calibrate import _bootstrap as bs
 from citecal.calibrate._ceiling import human_reliability
 from citecal.calibrate._models import Confusion, Metrics, ReliabilityBin
+from citecal.calibrate._table import CODE_COLUMNS, id_codes
 from citecal.config import CalibrationConfig
 from citecal.support import humans_support
 
@@ -70,7 +68,7 @@ def consensus_agreement(pairs: pd.DataFrame) -> tuple[float | None, int]:
     """
     if pairs.empty:
         return None, 0
-    g = pairs.groupby("record_id", sort=False)
+    g = pairs.groupby(id_codes(pairs, "record_id")[0], sort=False)
     median = g["human_score"].median()
     judge = g["judge_pos"].first()
     conflicting = int((g["judge_pos"].nunique() > 1).sum())
@@ -108,16 +106,58 @@ def reliability_bins(scored: pd.DataFrame, n_bins: int = 5) -> list[ReliabilityB
     ]
 
 
+def table_kappa(table: NDArray[np.int64], weights: str | None = None) -> float | None:
+    """Cohen's kappa from a confusion table (rows human, columns judge).
+
+    The arithmetic of :func:`sklearn.metrics.cohen_kappa_score`, step for step,
+    so results are the same to the last bit, without re-scanning a million
+    labels for each call; ``None`` where sklearn would give NaN.
+    """
+    confusion = table.astype(np.float64)
+    n_classes = confusion.shape[0]
+    sum0 = np.sum(confusion, axis=0)
+    sum1 = np.sum(confusion, axis=1)
+    total = np.sum(sum0)
+    if total == 0:
+        return None
+    expected = np.outer(sum0, sum1) / total
+    if weights is None:
+        w_mat = np.ones([n_classes, n_classes], dtype=np.float64)
+        np.fill_diagonal(w_mat, 0)
+    else:
+        w_mat = np.zeros([n_classes, n_classes], dtype=np.float64)
+        w_mat += np.arange(n_classes)
+        w_mat = np.abs(w_mat - w_mat.T) if weights == "linear" else (w_mat - w_mat.T) ** 2
+    denominator = np.sum(w_mat * expected)
+    if denominator == 0:
+        return None
+    return _finite(1 - np.sum(w_mat * confusion) / denominator)
+
+
+def _counts(x: NDArray[np.int64], y: NDArray[np.int64], k: int) -> NDArray[np.int64]:
+    """``k × k`` table of (x, y) code pairs."""
+    return np.bincount(x * k + y, minlength=k * k).reshape(k, k)
+
+
+def _divide(num: float, den: float) -> float | None:
+    """sklearn's ``zero_division=np.nan`` division: undefined (None) when ``den`` is 0."""
+    return None if den == 0 else _finite(np.float64(num) / np.float64(den))
+
+
 def _prf(
-    pairs: pd.DataFrame, notes: list[str]
+    conf: Confusion, notes: list[str]
 ) -> tuple[list[float | None], list[float | None], list[float | None]]:
-    y = pairs["human_pos"].to_numpy(dtype=int)
-    p = pairs["judge_pos"].to_numpy(dtype=int)
-    result: Any = _quiet(
-        lambda: precision_recall_fscore_support(y, p, labels=[1, 0], zero_division=np.nan)
-    )
-    prec, rec, f1 = result[0], result[1], result[2]
-    out = ([_finite(v) for v in prec], [_finite(v) for v in rec], [_finite(v) for v in f1])
+    """Precision, recall and F1 for "supports" then "not supports".
+
+    :func:`sklearn.metrics.precision_recall_fscore_support`'s arithmetic
+    (F1 = 2·tp / (true + predicted)) on the confusion counts already made.
+    """
+    out: tuple[list[float | None], list[float | None], list[float | None]] = ([], [], [])
+    for tp, fp, fn in ((conf.tp, conf.fp, conf.fn), (conf.tn, conf.fn, conf.fp)):
+        pred, true = tp + fp, tp + fn
+        out[0].append(_divide(tp, pred))
+        out[1].append(_divide(tp, true))
+        out[2].append(_divide(2.0 * tp, 1.0 * true + pred))
     if out[0][0] is None:
         notes.append("precision: the judge never said 'supports'")
     if out[1][0] is None:
@@ -149,8 +189,9 @@ def _correlations(scored: pd.DataFrame, notes: list[str]) -> dict[str, float | N
             f"spearman_rho, kendall_tau, weighted_kappa: fewer than {MIN_PAIRS} scored pairs"
         )
         return out
-    if np.unique(s).size < 2 or np.unique(h).size < 2:
-        who = "judge support scores" if np.unique(s).size < 2 else "human scores"
+    s_constant, h_constant = bool(s.min() == s.max()), bool(h.min() == h.max())
+    if s_constant or h_constant:
+        who = "judge support scores" if s_constant else "human scores"
         notes.append(
             f"spearman_rho, kendall_tau: all {who} are identical (rank correlation undefined)"
         )
@@ -160,16 +201,12 @@ def _correlations(scored: pd.DataFrame, notes: list[str]) -> dict[str, float | N
         out["spearman_p"] = _finite(rho.pvalue)  # type: ignore[attr-defined]
         tau = _quiet(lambda: stats.kendalltau(s, h, variant="b"))
         out["kendall_tau"] = _finite(tau.statistic)  # type: ignore[attr-defined]
-    ordinal = scored["judge_ord"].to_numpy(dtype=int)
-    if np.unique(h).size < 2 and np.unique(ordinal).size < 2:
+    ordinal = scored["judge_ord"].to_numpy(dtype=np.int64)
+    if h_constant and ordinal.min() == ordinal.max():
         notes.append("weighted_kappa: judge and humans each used a single score")
     else:
-        wk = _quiet(
-            lambda: cohen_kappa_score(
-                h.astype(int), ordinal, labels=[0, 1, 2, 3], weights="quadratic"
-            )
-        )
-        out["weighted_kappa"] = _finite(wk)  # type: ignore[arg-type]
+        table = _counts(h.astype(np.int64), ordinal, 4)
+        out["weighted_kappa"] = _quiet(lambda: table_kappa(table, "quadratic"))
         if out["weighted_kappa"] is None:
             notes.append("weighted_kappa: undefined (no expected disagreement)")
     return out
@@ -183,12 +220,12 @@ def _bootstrap_cis(
     if config.bootstrap_resamples == 0:
         notes.append("ci: bootstrap disabled (bootstrap_resamples = 0)")
         return {}
-    n_reports = pairs["report_id"].nunique()
+    report_codes, n_reports = id_codes(pairs, "report_id")
     if n_reports < 2:
         notes.append("ci: one report only; the cluster bootstrap needs ≥ 2 reports")
         return dict.fromkeys(names)
     rng = np.random.default_rng(config.seed)
-    codes = bs.cluster_codes(pairs["report_id"].to_numpy())
+    codes = bs.Codes(report_codes, n_reports)
     weights = bs.resample_counts(codes.n_clusters, config.bootstrap_resamples, rng)
     binary = bs.cluster_tables(
         codes,
@@ -203,7 +240,7 @@ def _bootstrap_cis(
         "cohen_kappa": bs.kappa_from_tables(t2),
     }
     if len(scored) >= MIN_PAIRS:
-        scodes = bs.cluster_codes(scored["report_id"].to_numpy())
+        scodes = bs.Codes(*id_codes(scored, "report_id"))
         sweights = (
             weights
             if scodes.n_clusters == codes.n_clusters
@@ -250,6 +287,28 @@ def _bootstrap_cis(
     return out
 
 
+METRIC_COLUMNS: tuple[str, ...] = (
+    *CODE_COLUMNS.values(),
+    "judge_pos",
+    "judge_score",
+    "judge_ord",
+    "human_pos",
+    "human_score",
+    "line_range",
+)
+"""The prepared columns :func:`compute_metrics` reads (breakdowns slice only these)."""
+
+
+def metric_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` narrowed to :data:`METRIC_COLUMNS`: slicing the text columns costs memory.
+
+    The ids themselves are kept only where their integer codes are missing
+    (a table that did not come from :func:`~citecal.calibrate.prepare`).
+    """
+    ids = [c for c, code in CODE_COLUMNS.items() if code not in df.columns]
+    return df[[c for c in (*ids, *METRIC_COLUMNS) if c in df.columns]]
+
+
 def compute_metrics(df: pd.DataFrame, config: CalibrationConfig | None = None) -> Metrics:
     """Every figure of DESIGN.md's METRICS for one slice of a prepared table.
 
@@ -258,6 +317,7 @@ def compute_metrics(df: pd.DataFrame, config: CalibrationConfig | None = None) -
         config: threshold, ceiling margin, bootstrap resamples and seed.
     """
     config = config or CalibrationConfig()
+    df = metric_columns(df)
     notes: list[str] = []
     pairs = df[df["judge_pos"].notna()]
     scored = pairs[pairs["judge_score"].notna()]
@@ -292,10 +352,9 @@ def compute_metrics(df: pd.DataFrame, config: CalibrationConfig | None = None) -
         if one_class:
             notes.append(f"cohen_kappa: {'; '.join(one_class)} (one class only)")
         else:
-            kappa = _finite(
-                _quiet(lambda: cohen_kappa_score(pairs["human_pos"], pairs["judge_pos"]))  # type: ignore[arg-type]
-            )
-        precision, recall, f1 = _prf(pairs, notes)
+            table = np.array([[conf.tn, conf.fp], [conf.fn, conf.tp]], dtype=np.int64)
+            kappa = _quiet(lambda: table_kappa(table))
+        precision, recall, f1 = _prf(conf, notes)
     elif len(pairs):
         notes.append(f"cohen_kappa, precision, recall, f1: fewer than {MIN_PAIRS} pairs")
     corr = _correlations(scored, notes)
@@ -307,7 +366,8 @@ def compute_metrics(df: pd.DataFrame, config: CalibrationConfig | None = None) -
         else None
     )
     lr = df["line_range"].dropna()
-    counts = {k: int((lr == k).sum()) for k in ("correct", "too_narrow", "too_broad")}
+    seen = lr.value_counts()
+    counts = {k: int(seen.get(k, 0)) for k in ("correct", "too_narrow", "too_broad")}
     if lr.empty:
         notes.append("line_range_accuracy: no line_range answers")
     ci = _bootstrap_cis(pairs, scored, config, notes) if len(pairs) >= MIN_PAIRS else {}
@@ -321,11 +381,11 @@ def compute_metrics(df: pd.DataFrame, config: CalibrationConfig | None = None) -
     ci = {k: (v if point.get(k) is not None else None) for k, v in ci.items()}
     rho = corr["spearman_rho"]
     return Metrics(
-        n_records=int(df["record_id"].nunique()),
+        n_records=id_codes(df, "record_id")[1],
         n_annotations=len(df),
-        n_annotators=int(df["annotator"].nunique()),
+        n_annotators=id_codes(df, "annotator")[1],
         n_pairs=len(pairs),
-        n_reports=int(df["report_id"].nunique()),
+        n_reports=id_codes(df, "report_id")[1],
         agreement_rate=agreement,
         consensus_agreement_rate=consensus,
         spearman_rho=rho,

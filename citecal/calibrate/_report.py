@@ -9,7 +9,7 @@ import pandas as pd
 
 from citecal.calibrate._compare import compare_judges
 from citecal.calibrate._disagreements import categorise, category_counts, to_records
-from citecal.calibrate._metrics import compute_metrics
+from citecal.calibrate._metrics import compute_metrics, metric_columns
 from citecal.calibrate._models import CalibrationReport, Metrics
 from citecal.calibrate._table import load_annotations
 from citecal.config import CalibrationConfig
@@ -42,14 +42,26 @@ def default_by(df: pd.DataFrame) -> tuple[str, ...]:
 MISSING_GROUP = "(none)"
 
 
-def group_metrics(df: pd.DataFrame, by: str, config: CalibrationConfig) -> dict[str, Metrics]:
-    """Figures per value of one ``--by`` dimension (missing values grouped as "(none)")."""
+def group_metrics(
+    df: pd.DataFrame, by: str, config: CalibrationConfig, overall: Metrics | None = None
+) -> dict[str, Metrics]:
+    """Figures per value of one ``--by`` dimension (missing values grouped as "(none)").
+
+    ``overall``, the figures of all of ``df``, is reused for a group that holds
+    every row (one prompt version, one model): the same rows in the same order
+    give the same figures, bootstrap included, so they are not computed twice.
+    """
     if by not in GROUP_COLUMNS:
         raise InputError(f"cannot group by {by!r}: use one of {', '.join(GROUP_COLUMNS)}")
     keys = df[GROUP_COLUMNS[by]].fillna(MISSING_GROUP).astype(str)
-    return {
-        str(value): compute_metrics(part, config) for value, part in df.groupby(keys, sort=True)
-    }
+    narrow = metric_columns(df)
+    out: dict[str, Metrics] = {}
+    for value, part in narrow.groupby(keys, sort=True):
+        whole = overall is not None and len(part) == len(df)
+        out[str(value)] = (
+            overall if whole and overall is not None else compute_metrics(part, config)
+        )
+    return out
 
 
 def calibrate_frame(
@@ -74,10 +86,11 @@ def calibrate_frame(
     """
     config = config or CalibrationConfig()
     mismatch = categorise(df)
+    overall = compute_metrics(df, config)
     return CalibrationReport(
         input=input_name,
-        overall=compute_metrics(df, config),
-        groups={name: group_metrics(df, name, config) for name in dict.fromkeys(by)},
+        overall=overall,
+        groups={name: group_metrics(df, name, config, overall) for name in dict.fromkeys(by)},
         disagreements=to_records(mismatch),
         categories=category_counts(mismatch),
         compare=(

@@ -10,10 +10,13 @@ language), so the judge-score mapping lives in exactly one place.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from citecal.errors import InputError
 from citecal.models import VERDICT_CONFIDENCE_SCORE
@@ -119,15 +122,62 @@ def _check_last_csv_row(path: Path, n_columns: int, n_rows: int) -> None:
         )
 
 
+CODE_COLUMNS: dict[str, str] = {
+    "record_id": "record_code",
+    "report_id": "report_code",
+    "annotator": "annotator_code",
+}
+"""Id column → the integer code column :func:`prepare` adds (codes in sorted id order)."""
+
+
+def id_codes(df: pd.DataFrame, column: str) -> tuple[NDArray[np.int64], int]:
+    """Codes 0..n-1 of ``df[column]`` in sorted order of the ids, and n.
+
+    Every figure groups by record, report or annotator, several times per
+    breakdown; grouping integers is far cheaper than hashing a million
+    strings each time. The codes keep the ids' sorted order, so tables built
+    from them come out exactly as a groupby or pivot on the ids would.
+    """
+    code_column = CODE_COLUMNS[column]
+    if code_column in df:
+        raw = df[code_column].to_numpy(dtype=np.int64)
+        if raw.size == 0:
+            return raw, 0
+        # Renumber the codes present 0..n-1 keeping their order: a count, not a sort.
+        present = np.bincount(raw) > 0
+        renumber = np.cumsum(present) - 1
+        return renumber[raw].astype(np.int64), int(present.sum())
+    codes, labels = pd.factorize(df[column].astype(str), sort=True)
+    return codes.astype(np.int64), len(labels)
+
+
+def per_unique(series: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
+    """``series.map(fn)`` with ``fn`` called once per distinct value (missing → ``fn(None)``).
+
+    Annotation tables repeat their values (a record's claim and code once per
+    annotator, a handful of models and modes), so this is far fewer Python
+    calls, and equal results share one object instead of one per row.
+    """
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    mapped = np.empty(len(uniques) + 1, dtype=object)
+    mapped[:-1] = [fn(v) for v in np.asarray(uniques, dtype=object)]
+    mapped[-1] = fn(None)
+    return pd.Series(mapped[codes], index=series.index, dtype=object)
+
+
+def _blank_to_none(value: Any) -> Any:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return value
+
+
 def _text(series: pd.Series) -> pd.Series:
-    """Strings with missing values as ``None`` (NaN, None and "" all mean missing)."""
-    out = series.astype(object).where(series.notna(), None)
-    blank = out.map(lambda v: isinstance(v, str), na_action="ignore").fillna(False).astype(bool)
-    if blank.any():
-        strings = out[blank].astype(str)
-        empty = strings.str.strip() == ""
-        out[empty[empty].index] = None
-    return out
+    """Strings with missing values as ``None`` (NaN, None, "" and spaces all mean missing).
+
+    Converted once per distinct value (:func:`per_unique`): rows share their
+    string objects, and slicing these columns copies pointers, not text.
+    """
+    return per_unique(series, _blank_to_none)
 
 
 def _check_vocabulary(df: pd.DataFrame, column: str, allowed: frozenset[str]) -> None:
@@ -186,7 +236,8 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     :mod:`citecal.support`), ``judge_ord`` (the support
     score on the human 0–3 scale: ``min(3, floor(4·score))``, so the 0.5
     threshold of the binary verdict coincides with the human ``≥ 2``),
-    ``human_pos`` (human score ≥ 2, seed §7.3) and ``language``.
+    ``human_pos`` (human score ≥ 2, seed §7.3), ``language``, and integer
+    codes of the ids (:data:`CODE_COLUMNS`, see :func:`id_codes`).
 
     Raises:
         InputError: missing columns, duplicate (record, annotator) rows, a
@@ -202,12 +253,15 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
         )
     if not any(c in raw.columns for c in JUDGE_COLUMNS):
         raise InputError("annotation table has no judge answer: needs llm_verdict or llm_score")
-    df = raw.reset_index(drop=True).copy()
+    # No copy: only whole columns are assigned below, never written into (the caller's
+    # table stays as it was, and a year of annotations is not held twice).
+    df = raw.reset_index(drop=True)
     for col in ("record_id", "report_id", "annotator"):
         blank = df[col].isna() | (df[col].astype(str).str.strip() == "")
         if blank.any():
             raise InputError(f"row {int(np.argmax(blank.to_numpy())) + 1}: {col} is empty")
         df[col] = df[col].astype(str)
+        df[CODE_COLUMNS[col]] = pd.factorize(df[col], sort=True)[0].astype(np.int64)
 
     scores = pd.to_numeric(df["human_score"], errors="coerce")
     bad = scores.isna() | (scores < 0) | (scores > 3) | (scores != np.floor(scores))
@@ -259,22 +313,25 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     else:
         df["llm_score"] = np.nan
 
-    verdicts = df["llm_verdict"].to_numpy(dtype=object)
-    confidences = df["llm_confidence"].to_numpy(dtype=object)
-    # A verdict without a confidence is read as medium confidence.
-    mapped = np.array(
-        [
-            np.nan if v is None else VERDICT_CONFIDENCE_SCORE.get((v, c or "medium"), np.nan)
-            for v, c in zip(verdicts, confidences, strict=True)
-        ],
-        dtype=np.float64,
-    )
+    # A verdict without a confidence is read as medium confidence; one lookup per
+    # distinct (verdict, confidence) pair.
+    vcodes, vuniq = pd.factorize(df["llm_verdict"], use_na_sentinel=True)
+    ccodes, cuniq = pd.factorize(df["llm_confidence"], use_na_sentinel=True)
+    lookup = np.full((len(vuniq) + 1, len(cuniq) + 1), np.nan)
+    for i, v in enumerate(vuniq):
+        for j, c in enumerate([*cuniq, None]):
+            lookup[i, j] = VERDICT_CONFIDENCE_SCORE.get((v, c or "medium"), np.nan)
+    mapped = lookup[vcodes, ccodes]
     given = df["llm_score"].to_numpy(dtype=np.float64)
     judge_score = np.where(np.isnan(given), mapped, given)
     df["judge_score"] = judge_score
-    is_pos = verdicts_support(verdicts)
-    is_neg = np.isin(verdicts, sorted(DECIDED_VERDICTS - SUPPORTING_VERDICTS))
-    no_verdict = np.array([v is None for v in verdicts], dtype=bool)
+    # The support rule (citecal.support) is applied to the distinct labels, then spread
+    # over the rows by their codes: one decision per label, not a million comparisons.
+    verdict_labels = np.asarray(vuniq, dtype=object)
+    is_pos = np.isin(vcodes, np.flatnonzero(verdicts_support(verdict_labels)))
+    not_support = sorted(DECIDED_VERDICTS - SUPPORTING_VERDICTS)
+    is_neg = np.isin(vcodes, np.flatnonzero(np.isin(verdict_labels, not_support)))
+    no_verdict = vcodes == -1
     pos = np.full(len(df), np.nan)
     pos[is_pos] = 1.0
     pos[is_neg] = 0.0
@@ -285,10 +342,10 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     df["human_pos"] = humans_support(df["human_score"]).astype(float)
     if "language" in raw:
         lang = _text(df["language"])
-        derived = df["citation"].map(language_of)
+        derived = per_unique(df["citation"], language_of)
         df["language"] = lang.where(lang.notna(), derived)
     else:
-        df["language"] = df["citation"].map(language_of)
+        df["language"] = per_unique(df["citation"], language_of)
     return df
 
 
