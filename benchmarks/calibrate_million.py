@@ -55,9 +55,10 @@ def main() -> None:
                 size = os.path.getsize(Path(tmp) / "calibration.json")
             print(
                 f"citecal calibrate ({name}, {size / 1e3:,.0f} kB output): best {best[0]:.2f} s "
-                f"(runs {', '.join(f'{s:.2f}' for s, _ in runs)}), peak RSS {best[1]:.0f} MB"
+                f"(runs {', '.join(f'{r[0]:.2f}' for r in runs)}; CPU {best[2]:.2f} s), "
+                f"peak RSS {best[1]:.0f} MB; load average {os.getloadavg()[0]:.1f}"
             )
-        for name, (seconds, mb) in results.items():
+        for name, (seconds, mb, _) in results.items():
             print(
                 f"{name}: {seconds:.2f} s = {seconds / TARGET_S:.2f}× the {TARGET_S:g} s target "
                 f"({'met' if seconds <= TARGET_S else 'NOT met'}); {mb:.0f} MB = "
@@ -66,23 +67,28 @@ def main() -> None:
             )
 
 
-def _measured(args: list[str], stdout: Path) -> tuple[float, float]:
-    """Run ``args`` under a small Python parent so RUSAGE_CHILDREN is this run's alone."""
+def _measured(args: list[str], stdout: Path) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) and CPU seconds of one run of ``args``.
+
+    A small Python parent runs it, so RUSAGE_CHILDREN (which keeps the largest
+    child so far) is this run's alone.
+    """
     code = (
         "import resource, subprocess, sys, time\n"
         "t0 = time.perf_counter()\n"
         "with open(sys.argv[1], 'wb') as out:\n"
         "    rc = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.PIPE).returncode\n"
         "t = time.perf_counter() - t0\n"
-        "print(rc, t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0)\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(rc, t, u.ru_maxrss / 1024.0, u.ru_utime + u.ru_stime)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, str(stdout), *args], capture_output=True, text=True, check=True
     )
-    rc, seconds, mb = proc.stdout.split()
+    rc, seconds, mb, cpu = proc.stdout.split()
     if rc != "0":
         sys.exit(f"citecal failed ({rc}): {' '.join(args)}")
-    return float(seconds), float(mb)
+    return float(seconds), float(mb), float(cpu)
 
 
 if __name__ == "__main__":

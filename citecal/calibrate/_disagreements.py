@@ -20,6 +20,7 @@ Everything is vectorised so that 100 000 annotations take milliseconds.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -139,10 +140,8 @@ def to_records(mismatch: pd.DataFrame) -> list[Disagreement]:
     for name, column in _OPTIONAL.items():
         columns[name] = per_unique(ordered[column], _opt).tolist()
     names = list(Disagreement.model_fields)  # field order is the JSON key order
-    ordered_columns = [columns[name] for name in names]
-    return _assemble(
-        [dict(zip(names, values, strict=True)) for values in zip(*ordered_columns, strict=True)]
-    )
+    rows = zip(*(columns[name] for name in names), strict=True)
+    return _assemble(list(map(dict, map(partial(zip, names), rows))))
 
 
 def _assemble(rows: list[dict[str, Any]]) -> list[Disagreement]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -10,7 +11,7 @@ import pandas as pd
 from citecal.calibrate._compare import compare_judges
 from citecal.calibrate._disagreements import categorise, category_counts, to_records
 from citecal.calibrate._metrics import compute_metrics, metric_columns
-from citecal.calibrate._models import CalibrationReport, Metrics
+from citecal.calibrate._models import CalibrationReport, Comparison, Metrics
 from citecal.calibrate._table import load_annotations
 from citecal.config import CalibrationConfig
 from citecal.errors import InputError
@@ -64,6 +65,54 @@ def group_metrics(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Figures:
+    """What the tables are needed for; the rest of a report is made from these alone."""
+
+    overall: Metrics
+    groups: dict[str, dict[str, Metrics]]
+    mismatch: pd.DataFrame
+    comparison: Comparison | None
+
+
+def _figures(
+    df: pd.DataFrame,
+    by: Sequence[str],
+    config: CalibrationConfig,
+    compare: pd.DataFrame | None,
+    input_name: str,
+    compare_name: str,
+) -> _Figures:
+    overall = compute_metrics(df, config)
+    return _Figures(
+        overall=overall,
+        groups={name: group_metrics(df, name, config, overall) for name in dict.fromkeys(by)},
+        mismatch=categorise(df),
+        comparison=(
+            None
+            if compare is None
+            else compare_judges(df, compare, name_a=input_name, name_b=compare_name, config=config)
+        ),
+    )
+
+
+def _report(figures: _Figures, input_name: str, config: CalibrationConfig) -> CalibrationReport:
+    return CalibrationReport(
+        input=input_name,
+        overall=figures.overall,
+        groups=figures.groups,
+        disagreements=to_records(figures.mismatch),
+        categories=category_counts(figures.mismatch),
+        compare=figures.comparison,
+        settings={
+            "spearman_threshold": config.spearman_threshold,
+            "ceiling_margin": config.ceiling_margin,
+            "bootstrap_resamples": config.bootstrap_resamples,
+            "seed": config.seed,
+        },
+    )
+
+
 def calibrate_frame(
     df: pd.DataFrame,
     *,
@@ -85,26 +134,8 @@ def calibrate_frame(
         compare_name: what to call it.
     """
     config = config or CalibrationConfig()
-    mismatch = categorise(df)
-    overall = compute_metrics(df, config)
-    return CalibrationReport(
-        input=input_name,
-        overall=overall,
-        groups={name: group_metrics(df, name, config, overall) for name in dict.fromkeys(by)},
-        disagreements=to_records(mismatch),
-        categories=category_counts(mismatch),
-        compare=(
-            None
-            if compare is None
-            else compare_judges(df, compare, name_a=input_name, name_b=compare_name, config=config)
-        ),
-        settings={
-            "spearman_threshold": config.spearman_threshold,
-            "ceiling_margin": config.ceiling_margin,
-            "bootstrap_resamples": config.bootstrap_resamples,
-            "seed": config.seed,
-        },
-    )
+    figures = _figures(df, by, config, compare, input_name, compare_name)
+    return _report(figures, input_name, config)
 
 
 def calibrate(
@@ -125,14 +156,13 @@ def calibrate(
     for name in by or ():
         if name not in GROUP_COLUMNS:
             raise InputError(f"cannot group by {name!r}: use one of {', '.join(GROUP_COLUMNS)}")
+    config = config or CalibrationConfig()
     df = load_annotations(path)
     by = default_by(df) if by is None else by
     other = load_annotations(compare) if compare is not None else None
-    return calibrate_frame(
-        df,
-        input_name=str(path),
-        by=by,
-        config=config,
-        compare=other,
-        compare_name=str(compare) if compare is not None else "B",
-    )
+    compare_name = str(compare) if compare is not None else "B"
+    figures = _figures(df, by, config, other, str(path), compare_name)
+    # The tables are done with: free them before the disagreement records are made
+    # (a year of annotations and a quarter of a million records are not held at once).
+    del df, other
+    return _report(figures, str(path), config)

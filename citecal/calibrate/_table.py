@@ -257,11 +257,15 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     # table stays as it was, and a year of annotations is not held twice).
     df = raw.reset_index(drop=True)
     for col in ("record_id", "report_id", "annotator"):
-        blank = df[col].isna() | (df[col].astype(str).str.strip() == "")
+        missing_ids = df[col].isna().to_numpy()
+        ids = df[col].astype(str)
+        codes, labels = pd.factorize(ids, sort=True)
+        blank_labels = np.flatnonzero(pd.Series(labels, dtype=str).str.strip().eq("").to_numpy())
+        blank = missing_ids | np.isin(codes, blank_labels)
         if blank.any():
-            raise InputError(f"row {int(np.argmax(blank.to_numpy())) + 1}: {col} is empty")
-        df[col] = df[col].astype(str)
-        df[CODE_COLUMNS[col]] = pd.factorize(df[col], sort=True)[0].astype(np.int64)
+            raise InputError(f"row {int(np.argmax(blank)) + 1}: {col} is empty")
+        df[col] = ids
+        df[CODE_COLUMNS[col]] = codes.astype(np.int64)
 
     scores = pd.to_numeric(df["human_score"], errors="coerce")
     bad = scores.isna() | (scores < 0) | (scores > 3) | (scores != np.floor(scores))
@@ -272,7 +276,7 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
         )
     df["human_score"] = scores.astype(int)
 
-    dup = df.duplicated(["record_id", "annotator"], keep=False)
+    dup = df.duplicated([CODE_COLUMNS["record_id"], CODE_COLUMNS["annotator"]], keep=False)
     if dup.any():
         row = int(np.argmax(dup.to_numpy()))
         raise InputError(

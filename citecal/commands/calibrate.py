@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
+import pydantic_core
 
-from citecal._io import atomic_write_text, check_output
+from citecal._io import atomic_write, atomic_write_text, check_output
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
@@ -111,14 +112,31 @@ def calibrate_command(
 
 
 def _emit(report: Any, fmt: str, output: Path | None) -> None:
-    from citecal.calibrate._html import render_html
     from citecal.calibrate._render import render_markdown, render_table
 
     if fmt == "json":
-        text = report.model_dump_json(indent=2) + "\n"
-    elif fmt == "markdown":
+        # Bytes straight from pydantic (what model_dump_json encodes), written as they are:
+        # a year of disagreements is 100+ MB of JSON, not to be copied as str, str + "\n"
+        # and bytes again.
+        data = pydantic_core.to_json(report, indent=2)
+
+        def write(fh: IO[bytes]) -> None:
+            fh.write(data)
+            fh.write(b"\n")
+
+        if output is None:
+            sys.stdout.flush()
+            write(sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        else:
+            atomic_write(output, write)
+            click.echo(f"wrote {output}", err=True)
+        return
+    if fmt == "markdown":
         text = render_markdown(report)
     elif fmt == "html":
+        from citecal.calibrate._html import render_html  # matplotlib: only for html
+
         text = render_html(report)
     else:
         text = render_table(report)
