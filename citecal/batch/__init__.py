@@ -12,6 +12,7 @@ from citecal.batch._manifest import ManifestEntry, default_report_id, read_manif
 from citecal.batch._run import (
     DEFAULT_TASK_SIZE,
     BatchError,
+    BatchInterrupted,
     BatchOptions,
     BatchSummary,
     DryRunSummary,
@@ -38,6 +39,7 @@ __all__ = [
     "SCHEMAS",
     "TABLES",
     "BatchError",
+    "BatchInterrupted",
     "BatchOptions",
     "BatchOutput",
     "BatchSummary",

@@ -122,6 +122,33 @@ def judge_slots(client: Client, concurrency: int, name: str) -> tuple[ClusterSlo
     return ClusterSlots(name, concurrency, concurrency), semaphore
 
 
+def _ignore_interrupt_plugin() -> object:
+    """A WorkerPlugin instance (built lazily: ``distributed`` loads only when a batch runs)."""
+    from distributed import WorkerPlugin
+
+    class IgnoreInterrupt(_IgnoreInterrupt, WorkerPlugin):  # type: ignore[misc]
+        pass
+
+    return IgnoreInterrupt()
+
+
+class _IgnoreInterrupt:
+    """Worker plugin: Ctrl-C belongs to the driver, which shuts the local cluster down.
+
+    A terminal sends SIGINT to every process of the foreground group, worker
+    processes included; without this each would die with its own traceback.
+    """
+
+    name = "citecal-ignore-sigint"
+
+    def setup(self, worker: object) -> None:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @contextlib.contextmanager
 def connect(scheduler: str | None, workers: int | None) -> Iterator[Client]:
     """A client of the scheduler at ``scheduler``, or of a new LocalCluster of ``workers``.
@@ -155,6 +182,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Client]:
         silence_logs=logging.ERROR,
     )
     with cluster, Client(cluster, set_as_default=False) as client:
+        client.register_plugin(_ignore_interrupt_plugin())
         yield client
 
 

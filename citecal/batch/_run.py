@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,12 @@ small enough that a lost worker costs little work and the last tasks balance."""
 
 class BatchError(ServiceError):
     """A task failed on the cluster in a way that stops the batch (exit 2)."""
+
+
+class BatchInterrupted(CitecalError):
+    """Ctrl-C: the batch stopped; committed parts are kept for ``--resume`` (exit 130)."""
+
+    exit_code = 130
 
 
 @dataclass
@@ -356,7 +363,11 @@ def evaluate_batch(
             progress = run_plan(client, the_plan, job, on_progress)
         finally:
             if handle is not None:
-                handle.close()
+                with warnings.catch_warnings():
+                    # Leases of a worker that died are still counted until they time
+                    # out; closing the semaphore at the end of the batch is fine.
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    handle.close()
         if options.dry_run:
             return summarize_dry_run(progress)
         return summarize_run(output, the_plan, progress, workers, dashboard_link(client))

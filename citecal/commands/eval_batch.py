@@ -230,7 +230,14 @@ def eval_batch_command(
       citecal eval-batch reports.jsonl -o out/ --scheduler tcp://10.0.0.5:8786 --resume
       citecal eval-batch reports.parquet --dry-run
     """
-    from citecal.batch import BatchOptions, BatchOutput, BatchSummary, evaluate_batch, read_manifest
+    from citecal.batch import (
+        BatchInterrupted,
+        BatchOptions,
+        BatchOutput,
+        BatchSummary,
+        evaluate_batch,
+        read_manifest,
+    )
 
     if scheduler is not None and workers is not None:
         raise InputError(
@@ -263,6 +270,10 @@ def eval_batch_command(
         result = evaluate_batch(
             entries, options, on_start=feedback.start, on_progress=feedback.update
         )
+    except KeyboardInterrupt:
+        raise BatchInterrupted(
+            f"interrupted: finished reports are kept in {out}; continue with --resume"
+        ) from None
     finally:
         feedback.stop()
     if fmt == "json":

@@ -417,3 +417,37 @@ def test_manifest_rows_can_be_jsonl(
     assert code == 0, stderr
     assert stdout.startswith("evaluated 2 reports (0 errors) with 24 citations")
     assert (tmp_path / "m.eval" / "reports.parquet").is_dir()
+
+
+def test_ctrl_c_is_one_line_and_resumable(batch: tuple[Path, list[Row]], tmp_path: Path) -> None:
+    """SIGINT to the whole process group (a terminal's Ctrl-C), workers included."""
+    manifest, rows = batch
+    out = tmp_path / "out"
+    with FakeOpenAIServer(latency_s=0.3) as srv:
+        env = {**os.environ, **NO_JUDGE_ENV, "OPENAI_BASE_URL": srv.base_url,
+               "CITECAL_CACHE_PATH": str(tmp_path / "c.db")}  # fmt: skip
+        proc = subprocess.Popen(
+            [str(BIN / "citecal"), "eval-batch", str(manifest), "-o", str(out),
+             "--workers", "2", "--task-size", "1"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 120
+            while not list((out / "reports.parquet").glob("part-*.parquet")):
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "no task finished"
+                time.sleep(0.1)
+            os.killpg(proc.pid, signal.SIGINT)
+            stdout, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+    assert proc.returncode == 130, stderr
+    assert stdout == "" and "Traceback" not in stderr
+    assert stderr.splitlines()[-1] == (
+        f"Error: interrupted: finished reports are kept in {out}; continue with --resume"
+    )
+    done = BatchOutput(out).done_ids()
+    assert 1 <= len(done) < len(rows) + len(BAD_ROWS)
