@@ -451,3 +451,19 @@ def test_ctrl_c_is_one_line_and_resumable(batch: tuple[Path, list[Row]], tmp_pat
     )
     done = BatchOutput(out).done_ids()
     assert 1 <= len(done) < len(rows) + len(BAD_ROWS)
+
+
+def test_a_judge_error_that_stops_eval_stops_the_batch(
+    cluster: str, batch: tuple[Path, list[Row]], tmp_path: Path
+) -> None:
+    manifest, _ = batch
+    with FakeOpenAIServer(known_models=["gpt-4o-mini"]) as srv:
+        url = srv.base_url
+        code, stdout, stderr = invoke(
+            "eval-batch", str(manifest), "-o", str(tmp_path / "out"), "--scheduler", cluster,
+            "--model", "no-such-model", "--no-cache", env={"OPENAI_BASE_URL": url},
+        )  # fmt: skip
+    assert code == 2 and stdout == ""
+    last = stderr.splitlines()[-1]
+    assert last.startswith(f"Error: LLM judge API error: HTTP 404 from {url}")
+    assert "check the model name 'no-such-model'" in last and "Traceback" not in stderr
