@@ -179,7 +179,10 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Client]:
         threads_per_worker=1,
         processes=True,
         dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
+        # Errors reach the user through the tasks' results, as one line each
+        # (README "Many reports"); a shutdown mid-request (Ctrl-C) would
+        # otherwise print the workers' logged tracebacks too.
+        silence_logs=logging.CRITICAL,
     )
     with cluster, Client(cluster, set_as_default=False) as client:
         client.register_plugin(_ignore_interrupt_plugin())

@@ -359,15 +359,15 @@ def evaluate_batch(
         )
         if on_start is not None:
             on_start(Started(the_plan, workers, dashboard_link(client), unavailable))
-        try:
-            progress = run_plan(client, the_plan, job, on_progress)
-        finally:
-            if handle is not None:
-                with warnings.catch_warnings():
-                    # Leases of a worker that died are still counted until they time
-                    # out; closing the semaphore at the end of the batch is fine.
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    handle.close()
+        progress = run_plan(client, the_plan, job, on_progress)
+        if handle is not None:
+            # Only after a finished run: when a batch stops early, tasks still running
+            # on the cluster release their leases after the driver has gone, and the
+            # semaphore must outlive them (the scheduler forgets it when it stops).
+            with warnings.catch_warnings():
+                # Leases of a worker that died are counted until they time out.
+                warnings.simplefilter("ignore", RuntimeWarning)
+                handle.close()
         if options.dry_run:
             return summarize_dry_run(progress)
         return summarize_run(output, the_plan, progress, workers, dashboard_link(client))
