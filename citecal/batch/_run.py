@@ -71,6 +71,7 @@ class Progress:
     warnings: set[str] = field(default_factory=set)
     task_seconds: float = 0.0
     task_cpu_seconds: float = 0.0
+    cpu_by_worker: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
 
     def add(self, r: TaskResult) -> None:
         self.done += r.reports + r.errors
@@ -84,6 +85,7 @@ class Progress:
         self.warnings |= r.warnings
         self.task_seconds += r.seconds
         self.task_cpu_seconds += r.cpu_seconds
+        self.cpu_by_worker[r.worker] += r.cpu_seconds
 
     @property
     def elapsed(self) -> float:

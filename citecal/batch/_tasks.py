@@ -13,6 +13,8 @@ in the driver or the scheduler, whatever the batch size.
 from __future__ import annotations
 
 import hashlib
+import os
+import socket
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -84,6 +86,8 @@ class TaskResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     """CPU time of the task's thread (wall ``seconds`` minus waiting and other processes)."""
+    worker: str = ""
+    """Host and process that ran the task (for per-worker figures)."""
     totals: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     """Sums of the summary's counts (``total_citations``, ``llm_calls``, ``cost_usd``, ...)."""
     estimate: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
@@ -185,6 +189,7 @@ def run_task(task: BatchTask, job: JobSettings) -> TaskResult:
         BatchOutput(job.output).write_part(task.key, citations, reports, errors)
     result.seconds = time.perf_counter() - t0
     result.cpu_seconds = time.thread_time() - cpu0
+    result.worker = f"{socket.gethostname()}:{os.getpid()}"
     return result
 
 
