@@ -81,7 +81,7 @@ class _FileCache:
         idx = self.indexes.get(path)
         if idx is None:
             file = self.store.read(path)
-            idx = build_symbol_index(file.text, file.language)
+            idx = build_symbol_index(file.text, file.language, lazy=True)
             self.indexes[path] = idx
         return idx
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Generic, Literal, Protocol, TypeVar, cast
@@ -59,8 +59,18 @@ IDENTIFIER_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$
 """Identifier tokens, including dotted chains such as ``self.timeout``."""
 
 _UPPER_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
+_PROSE_RE = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|/\*[\s\S]*?\*/'  # docstrings, block comments
+    r"|(?:#|//|--)[^\n]*"  # line comments (and the rest of a line after a stray '#')
+    r'|"[^"\n]* [^"\n]*"|\'[^\'\n]* [^\'\n]*\'|`[^`\n]* [^`\n]*`'  # strings holding prose
+)
+"""Comments and prose strings, found without a parser (see :meth:`SymbolIndex.symbol_words`)."""
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 """Parts of an identifier: ``HTTPAdapter`` → HTTP, Adapter; ``max_retries`` → max, retries."""
+
+
+_Parsed = tuple[bool, list["Definition"], list["Span"], list["Span"]]
+"""(parsed?, definitions, strings, comments) as the parse returns them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,29 +146,76 @@ class SymbolIndex:
         definitions: list[Definition],
         strings: list[Span],
         comments: list[Span],
+        *,
+        parse: Callable[[], _Parsed] | None = None,
     ) -> None:
         self.language = language
-        self.parsed = parsed
         self._lines = lines
-        self.definitions: tuple[Definition, ...] = tuple(
-            sorted(definitions, key=lambda d: (d.name_line, d.start_line, d.name))
-        )
-        self._name_lines = [d.name_line for d in self.definitions]
-        self._by_name: dict[str, list[Definition]] = {}
-        self._by_lower: dict[str, list[Definition]] = {}
-        for d in self.definitions:
-            self._by_name.setdefault(d.name, []).append(d)
-            self._by_lower.setdefault(d.name.lower(), []).append(d)
-        self.strings = tuple(strings)
-        self.comments = tuple(comments)
-        self._string_index = _SpanIndex(self.strings)
-        self._comment_index = _SpanIndex(self.comments)
+        self._parse = parse
+        self.parseable = parse is not None or parsed
+        """A grammar exists and the file is small enough: definitions can be known."""
         self._definition_spans: _SpanIndex[Definition] | None = None
+        if parse is None:
+            self._load(parsed, definitions, strings, comments)
         self._text: str | None = None  # joined lower-cased lines, built by lines_with
         self._symbol_words: frozenset[str] | None = None
+        self._symbol_stems: frozenset[str] | None = None
         self._line_starts: list[int] = []
         # Tokens of each line, filled the first time a citation covers the line.
         self._line_tokens: list[tuple[str, ...] | None] = [None] * len(lines)
+
+    def _load(
+        self, parsed: bool, definitions: list[Definition], strings: list[Span], comments: list[Span]
+    ) -> None:
+        self._parsed = parsed
+        self._definitions: tuple[Definition, ...] = tuple(
+            sorted(definitions, key=lambda d: (d.name_line, d.start_line, d.name))
+        )
+        self._name_lines = [d.name_line for d in self._definitions]
+        self._by_name: dict[str, list[Definition]] = {}
+        self._by_lower: dict[str, list[Definition]] = {}
+        for d in self._definitions:
+            self._by_name.setdefault(d.name, []).append(d)
+            self._by_lower.setdefault(d.name.lower(), []).append(d)
+        self._strings = tuple(strings)
+        self._comments = tuple(comments)
+        self._string_index = _SpanIndex(self._strings)
+        self._comment_index = _SpanIndex(self._comments)
+
+    def _ensure_parsed(self) -> None:
+        """Run tree-sitter on first need: many citations are decided from tokens alone."""
+        if self._parse is not None:
+            parse, self._parse = self._parse, None
+            self._load(*parse())
+
+    @property
+    def is_loaded(self) -> bool:
+        """True once definitions, strings and comments are known (no parse pending)."""
+        return self._parse is None
+
+    @property
+    def parsed(self) -> bool:
+        """True when tree-sitter parsed the file (parses it if that is still pending)."""
+        self._ensure_parsed()
+        return self._parsed
+
+    @property
+    def definitions(self) -> tuple[Definition, ...]:
+        """Every definition, sorted by name line (parses the file on first use)."""
+        self._ensure_parsed()
+        return self._definitions
+
+    @property
+    def strings(self) -> tuple[Span, ...]:
+        """String literal spans (parses the file on first use)."""
+        self._ensure_parsed()
+        return self._strings
+
+    @property
+    def comments(self) -> tuple[Span, ...]:
+        """Comment spans (parses the file on first use)."""
+        self._ensure_parsed()
+        return self._comments
 
     # ------------------------------------------------------------------ basics
 
@@ -177,6 +234,7 @@ class SymbolIndex:
 
     def definitions_in(self, start: int, end: int) -> list[Definition]:
         """Definitions whose name line lies in ``[start, end]``, in line order."""
+        self._ensure_parsed()
         lo = bisect.bisect_left(self._name_lines, start)
         hi = bisect.bisect_right(self._name_lines, end)
         return list(self.definitions[lo:hi])
@@ -188,6 +246,7 @@ class SymbolIndex:
         last component, which is the name tree-sitter records.
         """
         key = name.rsplit(".", 1)[-1]
+        self._ensure_parsed()
         found = self._by_name.get(key) if case_sensitive else self._by_lower.get(key.lower())
         return list(found or ())
 
@@ -230,10 +289,12 @@ class SymbolIndex:
 
     def strings_in(self, start: int, end: int) -> list[Span]:
         """String literals overlapping lines ``[start, end]``."""
+        self._ensure_parsed()
         return self._string_index.overlapping(start, end)
 
     def comments_in(self, start: int, end: int) -> list[Span]:
         """Comments overlapping lines ``[start, end]``."""
+        self._ensure_parsed()
         return self._comment_index.overlapping(start, end)
 
     def line_tokens(self, line: int) -> tuple[str, ...]:
@@ -270,36 +331,24 @@ class SymbolIndex:
         ``validate_token`` and ``validateToken`` give ``validate`` and ``token``;
         a dotted chain gives each part. This is what makes a prose word in a
         claim ("the session's headers") checkable content: it names something
-        the file's code names (README, "How term matching decides"). Comments
-        and string literals holding prose (docstrings, messages: a space
-        inside) are left out: a word only they use names nothing.
+        the file's code names (README, "Routing: who decides a claim").
+        Comments and string literals holding prose (docstrings, messages: a
+        space inside) are left out: a word only they use names nothing. They
+        are found lexically (:data:`_PROSE_RE`), not by parsing, so the answer
+        never depends on whether the file was parsed yet and costs a few
+        regular-expression passes.
         """
         if self._symbol_words is None:
-            blank: dict[int, list[tuple[int, int]]] = {}  # line index -> byte ranges to drop
-            for span in self.comments + tuple(s for s in self.strings if " " in self.span_text(s)):
-                first, last = span.start_line - 1, span.end_line - 1
-                if first == last:
-                    blank.setdefault(first, []).append((span.start_col, span.end_col))
-                    continue
-                blank.setdefault(first, []).append((span.start_col, 1 << 30))
-                for i in range(first + 1, last):
-                    blank.setdefault(i, []).append((0, 1 << 30))
-                blank.setdefault(last, []).append((0, span.end_col))
-            words: set[str] = set()
-            for i, line in enumerate(self._lines):
-                cuts = blank.get(i)
-                if cuts:
-                    raw = line.encode("utf-8", "surrogatepass")
-                    keep, at = [], 0
-                    for lo, hi in sorted(cuts):
-                        keep.append(raw[at:lo])
-                        at = max(at, hi)
-                    keep.append(raw[at:])
-                    line = b" ".join(keep).decode("utf-8", "replace")
-                for token in IDENTIFIER_RE.findall(line):
-                    words.update(part.lower() for part in _PART_RE.findall(token))
-            self._symbol_words = frozenset(words)
+            code = _PROSE_RE.sub(" ", "\n".join(self._lines))
+            tokens = " ".join(IDENTIFIER_RE.findall(code))
+            self._symbol_words = frozenset(p.lower() for p in _PART_RE.findall(tokens))
         return self._symbol_words
+
+    def symbol_stems(self, stem: Callable[[str], str]) -> frozenset[str]:
+        """``stem`` of every :meth:`symbol_words` entry, memoised (one stemmer per process)."""
+        if self._symbol_stems is None:
+            self._symbol_stems = frozenset(stem(w) for w in self.symbol_words())
+        return self._symbol_stems
 
     def lines_with(self, name: str) -> list[int]:
         """Lines (sorted) where ``name`` occurs as a whole token, case-insensitively.
@@ -467,7 +516,7 @@ tree-sitter would need seconds and hundreds of MB for them, and their
 
 
 def build_symbol_index(
-    text: str, language: str | None, *, max_parse_chars: int = MAX_PARSE_CHARS
+    text: str, language: str | None, *, max_parse_chars: int = MAX_PARSE_CHARS, lazy: bool = False
 ) -> SymbolIndex:
     """Parse ``text`` once and index its definitions, strings and comments.
 
@@ -478,6 +527,9 @@ def build_symbol_index(
             gives a token-only index (``parsed=False``).
         max_parse_chars: Files longer than this are not parsed (token-only
             index, ``parsed=False``).
+        lazy: Parse on the first question that needs definitions, strings
+            or comments instead of now (the pipeline's choice: most claims
+            are routed from tokens alone, README "Routing").
 
     Returns:
         The index. Never raises for bad source: tree-sitter recovers from
@@ -489,15 +541,23 @@ def build_symbol_index(
     spec = LANGUAGE_QUERIES.get(lang) if lang is not None else None
     if spec is None or lang is None or len(text) > max_parse_chars:
         return SymbolIndex(lines, lang, False, [], [], [])
-    try:
-        parser = tree_sitter_language_pack.get_parser(
-            cast("tree_sitter_language_pack.SupportedLanguage", spec.grammar)
-        )
-        tree = parser.parse(text.encode("utf-8", "surrogatepass"))
-        definitions, strings, comments = _index_tree(tree.root_node, spec, lang)
-    except (LookupError, ValueError, RuntimeError, tree_sitter.QueryError):
-        return SymbolIndex(lines, lang, False, [], [], [])
-    return SymbolIndex(lines, lang, True, definitions, strings, comments)
+    grammar, name = spec, lang
+
+    def parse() -> _Parsed:
+        try:
+            parser = tree_sitter_language_pack.get_parser(
+                cast("tree_sitter_language_pack.SupportedLanguage", grammar.grammar)
+            )
+            tree = parser.parse(text.encode("utf-8", "surrogatepass"))
+            definitions, strings, comments = _index_tree(tree.root_node, grammar, name)
+        except (LookupError, ValueError, RuntimeError, tree_sitter.QueryError):
+            return False, [], [], []
+        return True, definitions, strings, comments
+
+    index = SymbolIndex(lines, lang, False, [], [], [], parse=parse)
+    if not lazy:
+        index._ensure_parsed()
+    return index
 
 
 __all__ = [

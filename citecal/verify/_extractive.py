@@ -53,9 +53,9 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from citecal.config import ExtractiveConfig
-from citecal.models import Verdict, VerdictLabel
+from citecal.models import Confidence, Verdict, VerdictLabel
 from citecal.source._symbols import Definition, SymbolIndex
-from citecal.verify._literal import check_literal, main_statement
+from citecal.verify._literal import check_literal, literal_form, main_statement
 from citecal.verify._terms import ClaimParse, ClaimTerm, ExpectedKind, parse_claim
 
 TERM_WEIGHTS: dict[str, float] = {
@@ -169,10 +169,19 @@ class _RangeView:
                 if token not in tokens:
                     tokens[token] = (token, line)
                     lower.setdefault(token.lower(), (token, line))
-        self.definitions = index.definitions_in(start, end)
+        self._definitions: list[Definition] | None = None
         self._enclosing: list[Definition] | None = None
         self._normalized: dict[str, tuple[str, int]] | None = None
         self._parts: dict[str, tuple[str, int]] | None = None
+        self.kinds = False
+        """Label comment/string positions (set once a decision needs the parse anyway)."""
+
+    @property
+    def definitions(self) -> list[Definition]:
+        """Definitions whose name line is in the range (parses the file on first use)."""
+        if self._definitions is None:
+            self._definitions = self.index.definitions_in(self.start, self.end)
+        return self._definitions
 
     @property
     def enclosing(self) -> list[Definition]:
@@ -221,14 +230,14 @@ class _RangeView:
         first occurrence on that line sits inside a comment or string literal."""
         text = self.index.lines(line, line)
         column = text[0].lower().find(needle.lower()) if text else -1
-        kind = self.index.text_kind_at(line, column) if column >= 0 else None
+        kind = self.index.text_kind_at(line, column) if column >= 0 and self.kinds else None
         return f"{kind}, line {line}" if kind else f"line {line}"
 
     def label_offset(self, offset: int) -> str:
         """:meth:`label` for a character offset into the cited code."""
         line = self.start + self.code.count("\n", 0, offset)
         column = offset - (self.code.rfind("\n", 0, offset) + 1)
-        kind = self.index.text_kind_at(line, column)
+        kind = self.index.text_kind_at(line, column) if self.kinds else None
         return f"{kind}, line {line}" if kind else f"line {line}"
 
     def find_name(self, name: str, config: ExtractiveConfig) -> tuple[str, int, bool] | None:
@@ -397,6 +406,11 @@ def _match_name(
         if found_def is not None and not found_def[1]:
             d = found_def[0]
             return TermResult(term, True, f"{d.kind} {view.where(d)}")
+    return _match_used(term, view, config)
+
+
+def _match_used(term: ClaimTerm, view: _RangeView, config: ExtractiveConfig) -> TermResult:
+    """A name among the range's tokens (exact, case, ``_``, last part, fuzzy, parts)."""
     used = view.find_name(term.text, config)
     if used is None:
         return TermResult(term, False, "not in the cited range")
@@ -471,9 +485,17 @@ def _match_word(term: ClaimTerm, view: _RangeView, enforce_kind: bool) -> TermRe
 
 
 def _match_term(
-    term: ClaimTerm, view: _RangeView, config: ExtractiveConfig, enforce_kind: bool
+    term: ClaimTerm,
+    view: _RangeView,
+    config: ExtractiveConfig,
+    enforce_kind: bool,
+    definitions: bool = True,
 ) -> TermResult:
-    """Look for one term in the range (rules in the module docstring)."""
+    """Look for one term in the range (rules in the module docstring).
+
+    With ``definitions=False`` names are looked up among the range's tokens only
+    (no parse): enough to know what is present, not what is defined.
+    """
     if term.kind == "word":
         return _match_word(term, view, enforce_kind)
     if term.kind == "quoted":
@@ -481,6 +503,8 @@ def _match_term(
     if term.kind == "number":
         return _match_number(term, view)
     if _NAME_RE.fullmatch(term.text):
+        if not definitions:
+            return _match_used(term, view, config)
         return _match_name(term, view, config, enforce_kind)
     return _match_code(term, view)
 
@@ -491,8 +515,13 @@ def _hint(
     start: int,
     end: int,
     file_text_lines: Callable[[int, int], str] | None = None,
+    definitions: bool = True,
 ) -> tuple[str | None, tuple[int, int] | None]:
-    """Where missing names are in the rest of the file (definitions first, then uses)."""
+    """Where missing names are in the rest of the file (definitions first, then uses).
+
+    ``definitions=False`` looks for uses only, without parsing the file: the hint
+    of a claim the judge decides is evidence, not worth a parse of its own.
+    """
     notes: list[str] = []
     lines: tuple[int, int] | None = None
     cited = f"the cited range {start}-{end}"
@@ -501,12 +530,16 @@ def _hint(
             continue
         name = result.term.text
         expected = result.term.expected_kind
-        defs = [
-            d
-            for d in index.find_definition(name)
-            or index.find_definition(name, case_sensitive=False)
-            if not start <= d.name_line <= end
-        ]
+        defs = (
+            [
+                d
+                for d in index.find_definition(name)
+                or index.find_definition(name, case_sensitive=False)
+                if not start <= d.name_line <= end
+            ]
+            if definitions
+            else []
+        )
         if expected is not None:
             # A name present here with another kind: only a definition of the
             # claimed kind elsewhere is worth pointing to.
@@ -554,32 +587,21 @@ def content_terms(
     General English words never got this far (:func:`citecal.verify._terms.general_words`).
     """
     out: list[ClaimTerm] = []
-    symbols: frozenset[str] | None = None
     for term in parse.terms:
         named = term.kind in ("code_span", "identifier") and _NAME_RE.fullmatch(term.text)
         if named and {term.text.lower(), _last_part(term.text).lower()} & ignore_names:
             continue
         if term.kind == "word":
-            if symbols is None:
-                symbols = index.symbol_words()
-            if term.text not in ignore_names and _is_symbol_word(term.text, symbols):
+            if term.text not in ignore_names and _is_symbol_word(term.text, index):
                 out.append(term)
             continue
         out.append(term)
     return out
 
 
-def _is_symbol_word(word: str, symbols: frozenset[str]) -> bool:
-    if word in symbols:
-        return True
-    target = stem(word)
-    return target in symbols or any(stem(part) == target for part in _near(word, symbols))
-
-
-def _near(word: str, symbols: frozenset[str]) -> list[str]:
-    """Symbol words sharing ``word``'s first four letters: the only ones stemming can join."""
-    head = word[:4]
-    return [s for s in symbols if s.startswith(head)]
+def _is_symbol_word(word: str, index: SymbolIndex) -> bool:
+    """The word, or its Snowball stem, is a part of one of the file's identifiers."""
+    return word in index.symbol_words() or stem(word) in index.symbol_stems(stem)
 
 
 def _is_required_name(term: ClaimTerm, negated: frozenset[str]) -> bool:
@@ -686,58 +708,88 @@ def verify_extractive(
         )
     view = _RangeView(code, start_line, end_line, index, config)
     negated = parse.negated
-    enforce_kind = index.parsed
-    results = [_match_term(t, view, config, enforce_kind) for t in terms]
-    score = _coverage(results)
-    found = [r for r in results if r.found]
-    missing = [r for r in results if not r.found]
+    # Tokens first: most claims are routed without knowing the file's definitions,
+    # and tree-sitter runs only when a decision needs them (README "Routing").
+    results = [_match_term(t, view, config, enforce_kind=False, definitions=False) for t in terms]
+    full = index.parseable
+
+    def refine(keep: Callable[[TermResult], bool]) -> None:
+        view.kinds = True
+        for i, r in enumerate(results):
+            if full and keep(r):
+                results[i] = _match_term(r.term, view, config, enforce_kind=True)
+
     named = [r for r in results if _is_required_name(r.term, negated)]
+    if sum(not r.found for r in named) * 2 > len(named):
+        # A reject is possible: a name not among the range's tokens may still be
+        # the definition around the range.
+        refine(lambda r: not r.found and _is_required_name(r.term, negated))
+        named = [r for r in results if _is_required_name(r.term, negated)]
     absent = [r for r in named if not r.found and not r.in_range]
-    hint, hint_lines = _hint(missing, index, start_line, end_line, file_text_lines)
-    evidence = _describe(results)
-    common = {
-        "method": "extractive",
-        "score": score,
-        "matched_terms": tuple(r.term.text for r in found),
-        "missing_terms": tuple(r.term.text for r in missing),
-        "hint": hint,
-        "hint_lines": hint_lines,
-    }
+    missing = [r for r in results if not r.found]
     if absent and len(absent) * 2 > len(named):
         names = ", ".join(_show(r.term) for r in absent)
-        return Verdict(
-            verdict="not_supports",
-            confidence="high",
-            reasoning=f"{evidence}. not_supports: {names} "
-            f"{'is' if len(absent) == 1 else 'are'} not in the cited lines.",
-            **common,  # type: ignore[arg-type]
+        return _rule_verdict(
+            "not_supports",
+            "high",
+            results,
+            f"not_supports: {names} {'is' if len(absent) == 1 else 'are'} not in the cited lines.",
+            _hint(missing, index, start_line, end_line, file_text_lines),
         )
     prose = frozenset(t.text for t in parse.terms if t.kind == "word") - {
         t.text for t in terms if t.kind == "word"
     }
-    literal = check_literal(parse, view, prose)
+    why = literal_form(parse, prose)
     main = {x.text for x in main_statement(parse.sequence) if isinstance(x, ClaimTerm)}
-    exact = all(
-        r.found and not r.fuzzy
-        for r in results
-        if r.term.text.lower() not in negated and (r.term.text in main or r.term.kind != "word")
-    )
-    if literal.holds and exact:
-        frames = ", ".join(dict.fromkeys(literal.frames))
-        return Verdict(
-            verdict="supports",
-            confidence="high",
-            reasoning=f"{evidence}. supports: a literal statement ({frames}) the cited lines show.",
-            **common,  # type: ignore[arg-type]
+
+    def exact() -> bool:
+        return all(
+            r.found and not r.fuzzy
+            for r in results
+            if r.term.text.lower() not in negated and (r.term.text in main or r.term.kind != "word")
         )
-    why = literal.reason if not literal.holds else "some terms match only approximately"
-    if not exact and literal.holds:
-        why = "some terms are missing or match only approximately"
+
+    if why is None:
+        refine(lambda r: True)
+        literal = check_literal(parse, view, prose)
+        if literal.holds and exact():
+            frames = ", ".join(dict.fromkeys(literal.frames))
+            return _rule_verdict(
+                "supports",
+                "high",
+                results,
+                f"supports: a literal statement ({frames}) the cited lines show.",
+                (None, None),
+            )
+        why = (
+            literal.reason
+            if not literal.holds
+            else "some terms are missing or match only approximately"
+        )
+    missing = [r for r in results if not r.found]
+    hint = _hint(missing, index, start_line, end_line, file_text_lines, definitions=view.kinds)
+    return _rule_verdict(
+        "unverified", "low", results, f"Rules cannot decide ({why}): the judge decides.", hint
+    )
+
+
+def _rule_verdict(
+    label: VerdictLabel,
+    confidence: Confidence,
+    results: list[TermResult],
+    why: str,
+    hint: tuple[str | None, tuple[int, int] | None],
+) -> Verdict:
     return Verdict(
-        verdict="unverified",
-        confidence="low",
-        reasoning=f"{evidence}. Rules cannot decide ({why}): the judge decides.",
-        **common,  # type: ignore[arg-type]
+        verdict=label,
+        method="extractive",
+        confidence=confidence,
+        score=_coverage(results),
+        reasoning=f"{_describe(results)}. {why}",
+        matched_terms=tuple(r.term.text for r in results if r.found),
+        missing_terms=tuple(r.term.text for r in results if not r.found),
+        hint=hint[0],
+        hint_lines=hint[1],
     )
 
 

@@ -372,38 +372,50 @@ def main_statement(sequence: Sequence[ClaimTerm | str]) -> Sequence[ClaimTerm | 
     return sequence[colons[-1] + 1 :] if colons else sequence
 
 
+def literal_form(parse: ClaimParse, prose: frozenset[str] = frozenset()) -> str | None:
+    """None when the claim has the form of a literal statement, else why it has not.
+
+    Looks at the words only, so it needs nothing from the cited file but which
+    of the claim's words are not content there (``prose``: no identifier of the
+    file uses them); any such word describes more than what the code contains.
+    """
+    sequence = main_statement(parse.sequence)
+    odd = [w for w in sequence if isinstance(w, str) and w not in _PUNCT | LITERAL_VOCABULARY]
+    odd += [t.text for t in sequence if isinstance(t, ClaimTerm) and t.text in prose]
+    if odd:
+        return f"describes more than contents ({odd[0]!r})"
+    verb_like = _noun_words_only(sequence)
+    if verb_like is not None:
+        return f"describes more than contents ({verb_like!r})"
+    if not any(_is_name(t) or t.kind == "code_span" for t in parse.terms):
+        return "names no code"
+    clauses, _ = _clauses(sequence)
+    if not clauses:
+        names = [t for t in parse.terms if _is_name(t)]
+        if not names or any(t.expected_kind is None for t in names):
+            return "no statement verb"
+    return None
+
+
 def check_literal(
     parse: ClaimParse, facts: RangeFacts, prose: frozenset[str] = frozenset()
 ) -> LiteralCheck:
     """Is the claim a literal statement (module docstring), and do its frames hold?
 
     Term presence is checked by the caller; this decides the statement's form
-    and the frame checks only. ``prose`` holds the claim's words that are not
-    content in this file (no identifier of the file uses them): any such word
-    describes more than what the code contains.
+    (:func:`literal_form`) and runs the frame checks.
     """
-    sequence = main_statement(parse.sequence)
-    odd = [
-        w for w in sequence if isinstance(w, str) and w.isalpha() and w not in LITERAL_VOCABULARY
-    ]
-    odd += [t.text for t in sequence if isinstance(t, ClaimTerm) and t.text in prose]
-    if odd:
-        return LiteralCheck(False, False, reason=f"describes more than contents ({odd[0]!r})")
-    verb_like = _noun_words_only(sequence)
-    if verb_like is not None:
-        return LiteralCheck(False, False, reason=f"describes more than contents ({verb_like!r})")
-    if not any(_is_name(t) or t.kind == "code_span" for t in parse.terms):
-        return LiteralCheck(False, False, reason="names no code")
-    clauses, subject = _clauses(sequence)
+    why_not = literal_form(parse, prose)
+    if why_not is not None:
+        return LiteralCheck(False, False, reason=why_not)
+    clauses, subject = _clauses(main_statement(parse.sequence))
     if not clauses:
-        # "The `Cart` class": a definition named with its kind, nothing else.
-        kinded = [t for t in parse.terms if _is_name(t) and t.expected_kind is not None]
-        if kinded and len(kinded) == len([t for t in parse.terms if _is_name(t)]):
-            missing = [t.text for t in kinded if not facts.defines(t.text, t.expected_kind)]
-            if missing:
-                return LiteralCheck(True, False, ("define",), f"{missing[0]} not defined here")
-            return LiteralCheck(True, True, ("define",))
-        return LiteralCheck(False, False, reason="no statement verb")
+        # "The `Cart` class": definitions named with their kind, nothing else.
+        kinded = [t for t in parse.terms if _is_name(t)]
+        missing = [t.text for t in kinded if not facts.defines(t.text, t.expected_kind)]
+        if missing:
+            return LiteralCheck(True, False, ("define",), f"{missing[0]} not defined here")
+        return LiteralCheck(True, True, ("define",))
     frames = tuple(c.frame for c in clauses)
     for clause in clauses:
         why = _check(clause, facts, subject)
@@ -419,5 +431,6 @@ __all__ = [
     "LiteralCheck",
     "RangeFacts",
     "check_literal",
+    "literal_form",
     "main_statement",
 ]

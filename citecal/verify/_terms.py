@@ -327,6 +327,18 @@ def _number_token(raw: str) -> _Token:
 
 
 def _classify_word(raw: str, sentence_start: bool) -> _Token:
+    """A fresh token for one word (later stages change tokens in place)."""
+    text, kind, term, capitalised = _word_class(raw, sentence_start)
+    return _Token(text, kind, term, capitalised)
+
+
+@lru_cache(maxsize=65536)
+def _word_class(raw: str, sentence_start: bool) -> tuple[str, str, ClaimTerm | None, bool]:
+    token = _classify(raw, sentence_start)
+    return token.text, token.kind, token.term, token.capitalised
+
+
+def _classify(raw: str, sentence_start: bool) -> _Token:
     lower = raw.lower()
     if lower in KIND_WORDS:
         return _Token(raw, "kind")

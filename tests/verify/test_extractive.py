@@ -91,9 +91,8 @@ def test_seed_example_1_goes_to_the_judge_with_its_evidence() -> None:
     assert verdict.missing_terms == ()
     assert verdict.score == 1.0
     assert verdict.reasoning == (
-        "2 of 2 content terms found (score 1.00): `validate_token` (function definition at "
-        "line 1), expiry (line 2). Rules cannot decide (describes more than contents "
-        "('checks')): the judge decides."
+        "2 of 2 content terms found (score 1.00): `validate_token` (line 1), expiry (line 2). "
+        "Rules cannot decide (describes more than contents ('checks')): the judge decides."
     )
 
 
@@ -151,13 +150,16 @@ def test_hint_for_a_name_only_used_elsewhere_quotes_the_line() -> None:
 def test_a_call_is_not_a_definition_but_not_absent_either() -> None:
     # login (28-30) calls validate_token: it is not defined here (no literal support), but it is
     # in the range, so rules do not reject: the judge decides whether the claim holds.
-    verdict = check("The `validate_token` function logs in users", 28, 30)
-    assert verdict.verdict == "unverified"
-    assert verdict.missing_terms == ("validate_token",)
+    behaviour = check("The `validate_token` function logs in users", 28, 30)
+    assert behaviour.verdict == "unverified"
+    assert "validate_token" in behaviour.matched_terms  # present: no reject
+    literal = check("The `validate_token` function is defined here", 28, 30)
+    assert literal.verdict == "unverified"
+    assert literal.missing_terms == ("validate_token",)
     assert "`validate_token` (used at line 29 but not defined as a function here)" in (
-        verdict.reasoning
+        literal.reasoning
     )
-    assert verdict.hint_lines == (17, 21)
+    assert literal.hint_lines == (17, 21)
 
 
 def test_kind_mismatch_is_not_a_literal_support() -> None:
@@ -250,7 +252,7 @@ def test_stems_and_word_parts() -> None:
     verdict = check("validation of expired tokens", 17, 21)
     assert verdict.reasoning.startswith(
         "3 of 3 content terms found (score 1.00): validation (as `validate_token`, line 17), "
-        "expired (as `TokenExpiredError`, line 20), tokens (comment, line 18)."
+        "expired (as `TokenExpiredError`, line 20), tokens (line 18)."
     )
 
 
@@ -272,7 +274,8 @@ def test_case_insensitive_and_underscore_insensitive_names() -> None:
 
 
 def test_quoted_string_in_a_literal() -> None:
-    verdict = check('`save` inserts into "users"', 13, 14)
+    verdict = check('`save` has `db.insert` and "users"', 13, 14)
+    assert verdict.verdict == "supports"
     assert '"users" (string, line 14)' in verdict.reasoning
 
 
@@ -300,7 +303,7 @@ def test_fallback_language_does_not_enforce_kinds() -> None:
     verdict = verify_extractive(
         "The `greet` method says hello", source, 1, 3, index, ExtractiveConfig()
     )
-    assert verdict.matched_terms == ("greet", "hello")
+    assert verdict.matched_terms == ("greet",)  # "hello" is only in a prose string
     assert verdict.verdict == "unverified"  # nothing parsed: no definition can be proven
 
 
@@ -337,14 +340,21 @@ def test_property_accepts_a_getter_method() -> None:
     claim = "The `subtotal` property multiplies `unit_price` by `quantity`"
     verdict = verify_extractive(claim, source, 2, 4, index, ExtractiveConfig())
     assert verdict.matched_terms == ("subtotal", "unit_price", "quantity")
-    assert "`subtotal` (method definition at line 3)" in verdict.reasoning
     assert verdict.verdict == "unverified"  # "multiplies" is behaviour
+    defined = verify_extractive(
+        "The `subtotal` property is defined here", source, 2, 4, index, ExtractiveConfig()
+    )
+    assert defined.verdict == "supports"
+    assert "`subtotal` (method definition at line 3)" in defined.reasoning
 
 
 def test_labels_use_the_column_not_just_the_line() -> None:
-    verdict = check('`db.insert` writes "users"', 13, 14)
-    assert verdict.reasoning.startswith(
-        '2 of 2 content terms found (score 1.00): `db.insert` (line 14), "users" (string, line 14)'
+    # Positions inside strings and comments are told apart once a decision reads the parse.
+    verdict = check('`save` has `db.insert` and "users"', 13, 14)
+    assert '`db.insert` (line 14), "users" (string, line 14)' in verdict.reasoning
+    quick = check('`db.insert` writes "users"', 13, 14)  # behaviour: tokens only, no parse
+    assert quick.reasoning.startswith(
+        '2 of 2 content terms found (score 1.00): `db.insert` (line 14), "users" (line 14)'
     )
 
 
