@@ -112,6 +112,7 @@ _PUNCT = frozenset({",", ".", ";", ":", "!", "?"})
 FUNCTION_WORDS = _words(
     """the a an its their it this these and or of in on at to for from with inside within here
     also simply just directly named called by as both module file package crate finally through
+    which that
     additionally similarly likewise"""
 )
 """Words that carry no claim of their own in a literal statement."""
@@ -120,7 +121,7 @@ MODIFIER_WORDS = _words(
     """public private protected static async exported const final abstract pub default new
     top-level module-level helper implementation body instance value values parameter
     parameters argument arguments attribute attributes member members constructor
-    signature result"""
+    signature result type types name names list key keys entry entries option options"""
 )
 DETERMINERS = _words("the a an its their this these public private static default named")
 """Words after which a prose word is a noun ("the session", "a cookies attribute")."""
