@@ -42,6 +42,7 @@ def cli() -> None:
     citecal push eval.json --dataset review         queue claims for annotators
     citecal pull --dataset review -o ann.parquet    fetch their scores
     citecal calibrate ann.parquet                   judge-human agreement
+    citecal estimate eval.json -a ann.parquet       corrected precision, 95% interval
     citecal validate answers.jsonl                  gate structured answer citations
     citecal chunks docs/                            sentence and definition ids
     """
@@ -52,6 +53,7 @@ def cli() -> None:
 from citecal.commands.bench import bench_command  # noqa: E402
 from citecal.commands.calibrate import calibrate_command  # noqa: E402
 from citecal.commands.chunks import chunks_command  # noqa: E402
+from citecal.commands.estimate import estimate_command  # noqa: E402
 from citecal.commands.eval import eval_command  # noqa: E402
 from citecal.commands.eval_batch import eval_batch_command  # noqa: E402
 from citecal.commands.pull import pull_command  # noqa: E402
@@ -62,6 +64,7 @@ from citecal.commands.validate import validate_command  # noqa: E402
 cli.add_command(bench_command)
 cli.add_command(calibrate_command)
 cli.add_command(chunks_command)
+cli.add_command(estimate_command)
 cli.add_command(eval_command)
 cli.add_command(eval_batch_command)
 cli.add_command(pull_command)

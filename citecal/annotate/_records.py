@@ -9,13 +9,13 @@ an :class:`~citecal.models.EvalResult` into an :class:`AnnotationRecord`
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from citecal.annotate._settings import AnnotationSpec
 from citecal.models import CitationResult, EvalResult, support_score
+from citecal.record_ids import record_key, report_key
 
 RecordValue = str | float
 
@@ -62,13 +62,9 @@ CodeReader = Callable[[CitationResult], Sequence[CodeLine] | None]
 """Returns the cited lines with context from the repository, or None when unreadable."""
 
 
-def _hash(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
-
-
 def report_id(result: EvalResult) -> str:
     """Stable id of an evaluated report: its path or name with the repository."""
-    return _hash(result.report, result.repo)[:16]
+    return report_key(result.report, result.repo)
 
 
 def record_id(rid: str, citation: CitationResult, rev: str | None) -> str:
@@ -76,8 +72,9 @@ def record_id(rid: str, citation: CitationResult, rev: str | None) -> str:
 
     Pushing the same evaluation twice gives the same ids, so Argilla updates
     records instead of adding duplicates; a new revision gives new records.
+    ``citecal estimate`` computes the same id (:mod:`citecal.record_ids`).
     """
-    return _hash(rid, citation.claim, citation.citation, rev or "", citation.id)
+    return record_key(rid, citation.claim, citation.citation, rev, citation.id)
 
 
 _AGENT_BAD = re.compile(r"[^A-Za-z0-9\-_:./\s]+")

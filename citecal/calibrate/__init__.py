@@ -3,10 +3,12 @@
 Reads the annotation table written by ``citecal pull`` (DESIGN.md) and
 computes every figure of DESIGN.md "Calibration definitions" with bootstrap
 confidence intervals, the human ceiling, disagreement categories and a paired
-comparison of two judges.
+comparison of two judges; and the bias-corrected precision estimate of
+``citecal estimate`` (PPI++, README "Estimates").
 
-The plots (matplotlib) and re-judging (the LLM client) load on first use, so
-``citecal calibrate`` does not pay for them on every run.
+Every name loads on first use (PEP 562): ``citecal calibrate`` does not pay for
+the plots (matplotlib) or re-judging (the LLM client), and ``citecal
+estimate`` pays for neither scikit-learn nor scipy.stats' full import.
 """
 
 from __future__ import annotations
@@ -14,30 +16,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from citecal.calibrate._compare import compare_judges
-from citecal.calibrate._disagreements import categorise, category_counts
-from citecal.calibrate._metrics import compute_metrics
-from citecal.calibrate._models import (
-    CATEGORY_HELP,
-    CalibrationReport,
-    Comparison,
-    Confusion,
-    Disagreement,
-    FlippedRecord,
-    MetricDiff,
-    Metrics,
-)
-from citecal.calibrate._render import render_markdown, render_table
-from citecal.calibrate._report import (
-    DEFAULT_BY,
-    GROUP_COLUMNS,
-    calibrate,
-    calibrate_frame,
-    default_by,
-)
-from citecal.calibrate._table import language_of, load_annotations, prepare, read_table
-
 if TYPE_CHECKING:
+    from citecal.calibrate._compare import compare_judges
+    from citecal.calibrate._disagreements import categorise, category_counts
+    from citecal.calibrate._estimate import estimate, estimate_frame
+    from citecal.calibrate._estimate_models import EstimateReport
     from citecal.calibrate._html import (
         comparison_plot,
         confusion_plot,
@@ -45,27 +28,90 @@ if TYPE_CHECKING:
         reliability_plot,
         render_html,
     )
+    from citecal.calibrate._judged import read_judged
+    from citecal.calibrate._metrics import compute_metrics
+    from citecal.calibrate._models import (
+        CATEGORY_HELP,
+        CalibrationReport,
+        Comparison,
+        Confusion,
+        Disagreement,
+        FlippedRecord,
+        MetricDiff,
+        Metrics,
+    )
+    from citecal.calibrate._ppi import ppi_mean, stratified_ppi
     from citecal.calibrate._rejudge import (
         judge_requests,
         mine_few_shot,
         parse_cited_code,
         rejudge_frame,
     )
+    from citecal.calibrate._render import render_markdown, render_table
+    from citecal.calibrate._report import (
+        DEFAULT_BY,
+        GROUP_COLUMNS,
+        calibrate,
+        calibrate_frame,
+        default_by,
+    )
+    from citecal.calibrate._table import (
+        judge_support,
+        language_of,
+        load_annotations,
+        load_labels,
+        prepare,
+        prepare_labels,
+        read_table,
+    )
 
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(
-        ("comparison_plot", "confusion_plot", "group_plot", "reliability_plot", "render_html"),
-        "citecal.calibrate._html",
-    ),
-    **dict.fromkeys(
-        ("judge_requests", "mine_few_shot", "parse_cited_code", "rejudge_frame"),
-        "citecal.calibrate._rejudge",
-    ),
+    "CATEGORY_HELP": "citecal.calibrate._models",
+    "CalibrationReport": "citecal.calibrate._models",
+    "Comparison": "citecal.calibrate._models",
+    "Confusion": "citecal.calibrate._models",
+    "DEFAULT_BY": "citecal.calibrate._report",
+    "Disagreement": "citecal.calibrate._models",
+    "EstimateReport": "citecal.calibrate._estimate_models",
+    "FlippedRecord": "citecal.calibrate._models",
+    "GROUP_COLUMNS": "citecal.calibrate._report",
+    "MetricDiff": "citecal.calibrate._models",
+    "Metrics": "citecal.calibrate._models",
+    "calibrate": "citecal.calibrate._report",
+    "calibrate_frame": "citecal.calibrate._report",
+    "categorise": "citecal.calibrate._disagreements",
+    "category_counts": "citecal.calibrate._disagreements",
+    "compare_judges": "citecal.calibrate._compare",
+    "comparison_plot": "citecal.calibrate._html",
+    "compute_metrics": "citecal.calibrate._metrics",
+    "confusion_plot": "citecal.calibrate._html",
+    "default_by": "citecal.calibrate._report",
+    "estimate": "citecal.calibrate._estimate",
+    "estimate_frame": "citecal.calibrate._estimate",
+    "group_plot": "citecal.calibrate._html",
+    "judge_requests": "citecal.calibrate._rejudge",
+    "judge_support": "citecal.calibrate._table",
+    "language_of": "citecal.calibrate._table",
+    "load_annotations": "citecal.calibrate._table",
+    "load_labels": "citecal.calibrate._table",
+    "mine_few_shot": "citecal.calibrate._rejudge",
+    "parse_cited_code": "citecal.calibrate._rejudge",
+    "ppi_mean": "citecal.calibrate._ppi",
+    "prepare": "citecal.calibrate._table",
+    "prepare_labels": "citecal.calibrate._table",
+    "read_judged": "citecal.calibrate._judged",
+    "read_table": "citecal.calibrate._table",
+    "rejudge_frame": "citecal.calibrate._rejudge",
+    "reliability_plot": "citecal.calibrate._html",
+    "render_html": "citecal.calibrate._html",
+    "render_markdown": "citecal.calibrate._render",
+    "render_table": "citecal.calibrate._render",
+    "stratified_ppi": "citecal.calibrate._ppi",
 }
 
 
 def __getattr__(name: str) -> Any:
-    """Load the plotting and re-judging names on first use (PEP 562)."""
+    """Load a public name's module on first use (PEP 562)."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -80,6 +126,7 @@ __all__ = [
     "Comparison",
     "Confusion",
     "Disagreement",
+    "EstimateReport",
     "FlippedRecord",
     "MetricDiff",
     "Metrics",
@@ -92,17 +139,25 @@ __all__ = [
     "compute_metrics",
     "confusion_plot",
     "default_by",
+    "estimate",
+    "estimate_frame",
     "group_plot",
     "judge_requests",
+    "judge_support",
     "language_of",
     "load_annotations",
+    "load_labels",
     "mine_few_shot",
     "parse_cited_code",
+    "ppi_mean",
     "prepare",
+    "prepare_labels",
+    "read_judged",
     "read_table",
     "rejudge_frame",
     "reliability_plot",
     "render_html",
     "render_markdown",
     "render_table",
+    "stratified_ppi",
 ]

@@ -227,6 +227,66 @@ def language_of(citation: str | None) -> str:
     return PurePosixPath(path).suffix.lower().lstrip(".") or "unknown"
 
 
+def _human_scores(df: pd.DataFrame) -> pd.Series:
+    """``human_score`` as integers 0–3; InputError naming the first bad row."""
+    scores = pd.to_numeric(df["human_score"], errors="coerce")
+    bad = scores.isna() | (scores < 0) | (scores > 3) | (scores != np.floor(scores))
+    if bad.any():
+        row = int(np.argmax(bad.to_numpy()))
+        raise InputError(
+            f"row {row + 1}: human_score must be an integer 0–3, got {df['human_score'][row]!r}"
+        )
+    return scores.astype(int)
+
+
+def _check_duplicates(df: pd.DataFrame, keys: list[str]) -> None:
+    """One row per (record, annotator) (``keys``: those columns or their codes)."""
+    dup = df.duplicated(keys, keep=False)
+    if dup.any():
+        row = int(np.argmax(dup.to_numpy()))
+        raise InputError(
+            f"duplicate annotation: record {df['record_id'][row]!r} scored twice by "
+            f"annotator {df['annotator'][row]!r}"
+        )
+
+
+def judge_support(
+    verdicts: pd.Series | np.ndarray, confidences: pd.Series | np.ndarray, scores: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The judge's support score and binary verdict: one rule for every table.
+
+    Score: the judge's own ``score`` when given, else the DESIGN.md mapping of
+    verdict and confidence. Binary: 1.0 for ``supports``, 0.0 for ``partial`` /
+    ``not_supports`` (:mod:`citecal.support`), NaN for ``unverified`` or no
+    answer; a score without a verdict counts by whether it is ≥ 0.5. Used by
+    :func:`prepare` and by ``citecal estimate`` on a million judged citations.
+    """
+    # A verdict without a confidence is read as medium confidence; one lookup per
+    # distinct (verdict, confidence) pair.
+    vcodes, vuniq = pd.factorize(verdicts, use_na_sentinel=True)
+    ccodes, cuniq = pd.factorize(confidences, use_na_sentinel=True)
+    lookup = np.full((len(vuniq) + 1, len(cuniq) + 1), np.nan)
+    for i, v in enumerate(vuniq):
+        for j, c in enumerate([*cuniq, None]):
+            lookup[i, j] = VERDICT_CONFIDENCE_SCORE.get((v, c or "medium"), np.nan)
+    mapped = lookup[vcodes, ccodes]
+    given = np.asarray(scores, dtype=np.float64)
+    judge_score = np.where(np.isnan(given), mapped, given)
+    # The support rule (citecal.support) is applied to the distinct labels, then spread
+    # over the rows by their codes: one decision per label, not a million comparisons.
+    verdict_labels = np.asarray(vuniq, dtype=object)
+    is_pos = np.isin(vcodes, np.flatnonzero(verdicts_support(verdict_labels)))
+    not_support = sorted(DECIDED_VERDICTS - SUPPORTING_VERDICTS)
+    is_neg = np.isin(vcodes, np.flatnonzero(np.isin(verdict_labels, not_support)))
+    no_verdict = vcodes == -1
+    pos = np.full(len(vcodes), np.nan)
+    pos[is_pos] = 1.0
+    pos[is_neg] = 0.0
+    from_score = no_verdict & ~np.isnan(judge_score)
+    pos[from_score] = (judge_score[from_score] >= 0.5).astype(np.float64)
+    return judge_score, pos
+
+
 def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     """Validate the table and add the derived columns the statistics use.
 
@@ -267,22 +327,8 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
         df[col] = ids
         df[CODE_COLUMNS[col]] = codes.astype(np.int64)
 
-    scores = pd.to_numeric(df["human_score"], errors="coerce")
-    bad = scores.isna() | (scores < 0) | (scores > 3) | (scores != np.floor(scores))
-    if bad.any():
-        row = int(np.argmax(bad.to_numpy()))
-        raise InputError(
-            f"row {row + 1}: human_score must be an integer 0–3, got {df['human_score'][row]!r}"
-        )
-    df["human_score"] = scores.astype(int)
-
-    dup = df.duplicated([CODE_COLUMNS["record_id"], CODE_COLUMNS["annotator"]], keep=False)
-    if dup.any():
-        row = int(np.argmax(dup.to_numpy()))
-        raise InputError(
-            f"duplicate annotation: record {df['record_id'][row]!r} scored twice by "
-            f"annotator {df['annotator'][row]!r}"
-        )
+    df["human_score"] = _human_scores(df)
+    _check_duplicates(df, [CODE_COLUMNS["record_id"], CODE_COLUMNS["annotator"]])
 
     # ``citecal pull`` names the judge's reasoning ``judge_reasoning``.
     if "reasoning" not in df and "judge_reasoning" in df:
@@ -317,30 +363,10 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     else:
         df["llm_score"] = np.nan
 
-    # A verdict without a confidence is read as medium confidence; one lookup per
-    # distinct (verdict, confidence) pair.
-    vcodes, vuniq = pd.factorize(df["llm_verdict"], use_na_sentinel=True)
-    ccodes, cuniq = pd.factorize(df["llm_confidence"], use_na_sentinel=True)
-    lookup = np.full((len(vuniq) + 1, len(cuniq) + 1), np.nan)
-    for i, v in enumerate(vuniq):
-        for j, c in enumerate([*cuniq, None]):
-            lookup[i, j] = VERDICT_CONFIDENCE_SCORE.get((v, c or "medium"), np.nan)
-    mapped = lookup[vcodes, ccodes]
-    given = df["llm_score"].to_numpy(dtype=np.float64)
-    judge_score = np.where(np.isnan(given), mapped, given)
+    judge_score, pos = judge_support(
+        df["llm_verdict"], df["llm_confidence"], df["llm_score"].to_numpy(dtype=np.float64)
+    )
     df["judge_score"] = judge_score
-    # The support rule (citecal.support) is applied to the distinct labels, then spread
-    # over the rows by their codes: one decision per label, not a million comparisons.
-    verdict_labels = np.asarray(vuniq, dtype=object)
-    is_pos = np.isin(vcodes, np.flatnonzero(verdicts_support(verdict_labels)))
-    not_support = sorted(DECIDED_VERDICTS - SUPPORTING_VERDICTS)
-    is_neg = np.isin(vcodes, np.flatnonzero(np.isin(verdict_labels, not_support)))
-    no_verdict = vcodes == -1
-    pos = np.full(len(df), np.nan)
-    pos[is_pos] = 1.0
-    pos[is_neg] = 0.0
-    from_score = no_verdict & ~np.isnan(judge_score)
-    pos[from_score] = (judge_score[from_score] >= 0.5).astype(np.float64)
     df["judge_pos"] = pos
     df["judge_ord"] = np.minimum(3.0, np.floor(df["judge_score"] * 4.0))
     df["human_pos"] = humans_support(df["human_score"]).astype(float)
@@ -357,6 +383,81 @@ def load_annotations(path: Path | str) -> pd.DataFrame:
     """:func:`read_table` then :func:`prepare`; errors name the file."""
     try:
         return prepare(read_table(path))
+    except InputError as exc:
+        msg = str(exc)
+        raise InputError(msg if str(path) in msg else f"{path}: {msg}") from None
+
+
+LABEL_COLUMNS: tuple[str, ...] = ("record_id", "annotator", "human_score")
+"""What ``citecal estimate`` needs of an annotation table (any tool's)."""
+
+
+def prepare_labels(raw: pd.DataFrame) -> pd.DataFrame:
+    """Per-record human labels for ``citecal estimate``, from annotation-table rows.
+
+    Returns one row per record: ``record_id``, ``label`` (the share of its
+    annotators scoring ≥ 2, :func:`citecal.support.humans_support`: 1 or 0
+    when they agree), ``n_annotators``, ``sampling_weight`` (NaN when the
+    table has none) and ``sampling_strategy`` (None when unknown), as
+    ``citecal push --sample`` records them (README "Estimates").
+
+    Raises:
+        InputError: missing columns, empty ids, scores outside 0–3, duplicate
+            (record, annotator) rows, or a sampling weight that is not a
+            positive number or differs between a record's rows.
+    """
+    if raw.empty:
+        raise InputError("annotation table is empty")
+    missing = [c for c in LABEL_COLUMNS if c not in raw.columns]
+    if missing:
+        raise InputError(
+            f"annotation table lacks column(s) {', '.join(missing)} "
+            f"(has: {', '.join(map(str, raw.columns[:12]))})"
+        )
+    df = raw.reset_index(drop=True).copy()
+    for col in ("record_id", "annotator"):
+        blank = df[col].isna() | (df[col].astype(str).str.strip() == "")
+        if blank.any():
+            raise InputError(f"row {int(np.argmax(blank.to_numpy())) + 1}: {col} is empty")
+        df[col] = df[col].astype(str)
+    df["human_score"] = _human_scores(df)
+    _check_duplicates(df, ["record_id", "annotator"])
+    df["support"] = humans_support(df["human_score"]).astype(np.float64)
+    if "sampling_weight" in df:
+        weight = pd.to_numeric(df["sampling_weight"], errors="coerce")
+        bad = weight.notna() & ~(weight > 0)
+        bad |= df["sampling_weight"].notna() & weight.isna()
+        if bad.any():
+            row = int(np.argmax(bad.to_numpy()))
+            raise InputError(
+                f"row {row + 1}: sampling_weight must be a positive number, "
+                f"got {df['sampling_weight'][row]!r}"
+            )
+        df["sampling_weight"] = weight
+    else:
+        df["sampling_weight"] = np.nan
+    strategy = _text(df["sampling_strategy"]) if "sampling_strategy" in df else None
+    df["sampling_strategy"] = strategy
+    g = df.groupby("record_id", sort=True)
+    out = pd.DataFrame(
+        {
+            "label": g["support"].mean(),
+            "n_annotators": g["annotator"].size(),
+            "sampling_weight": g["sampling_weight"].first(),
+            "sampling_strategy": g["sampling_strategy"].first(),
+        }
+    )
+    spread = g["sampling_weight"].nunique()
+    if (spread > 1).any():
+        rid = str(spread[spread > 1].index[0])
+        raise InputError(f"record {rid!r} has different sampling_weight values on its rows")
+    return out.reset_index()
+
+
+def load_labels(path: Path | str) -> pd.DataFrame:
+    """:func:`read_table` then :func:`prepare_labels`; errors name the file."""
+    try:
+        return prepare_labels(read_table(path))
     except InputError as exc:
         msg = str(exc)
         raise InputError(msg if str(path) in msg else f"{path}: {msg}") from None

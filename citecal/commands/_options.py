@@ -34,3 +34,32 @@ def output_options(formats: tuple[str, ...], default: str = "table") -> Callable
         return fn
 
     return decorator
+
+
+def parse_thresholds(text: str | None, allowed: tuple[str, ...]) -> dict[str, float]:
+    """``--fail-under NAME=VALUE[,NAME=VALUE…]`` as a dict; one readable error otherwise.
+
+    Raises:
+        InputError: a part without ``=``, an unknown name or a value that is not a number.
+    """
+    from citecal.errors import InputError
+
+    if text is None:
+        return {}
+    out: dict[str, float] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep:
+            raise InputError(f"--fail-under {part!r}: write NAME=VALUE, e.g. {allowed[0]}=0.6")
+        if name not in allowed:
+            raise InputError(f"--fail-under {name!r}: use one of {', '.join(allowed)}")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise InputError(f"--fail-under {name}: {value.strip()!r} is not a number") from None
+    if not out:
+        raise InputError(f"--fail-under is empty: write NAME=VALUE, e.g. {allowed[0]}=0.6")
+    return out

@@ -1,0 +1,344 @@
+"""Bias-corrected citation precision: judged citations + a few human labels → an interval.
+
+The population is every structurally valid citation the judge (or a rule)
+decided; the figure is the share of them that a person would say supports its
+claim (score ≥ 2, :mod:`citecal.support`; with several annotators, the share
+of them who say so). The judge's own share is biased by its errors; the
+labels alone are unbiased but few. Stratified PPI++ (:mod:`._ppi`) combines
+them: valid when the labelled records are a uniform random sample of the
+judged ones, or a sample with known sampling weights (``citecal push
+--sample``), README "Estimates".
+
+Pure: takes the judged frame (:mod:`._judged`) and the per-record labels
+(:func:`._table.prepare_labels`) and returns an :class:`EstimateReport`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from citecal.calibrate import _ppi
+from citecal.calibrate._estimate_models import (
+    Cell,
+    EstimateReport,
+    Figures,
+    GateResult,
+    Interval,
+    Point,
+    Predictor,
+    Stratification,
+)
+from citecal.calibrate._table import judge_support
+from citecal.errors import InputError
+
+STRATA: tuple[str, ...] = ("mode", "language", "repo")
+"""Dimensions the overall estimate is stratified by (when they vary)."""
+
+MIN_LABELLED = 20
+"""Cells with fewer labelled records are pooled (their variance would be unreliable)."""
+
+MISSING = "(none)"
+
+GATE_NAMES: tuple[str, ...] = ("precision",)
+"""``--fail-under`` names: the corrected interval's lower bound must reach the threshold."""
+
+
+def _interval(est: _ppi.MeanEstimate) -> Interval:
+    e = float(est.estimate)
+    lo, hi = float(est.low), float(est.high)
+    if not np.isfinite(e):
+        return Interval(estimate=None, ci=None)
+    return Interval(estimate=e, ci=[max(0.0, lo), min(1.0, hi)])
+
+
+def _effective(n: int, corrected_se: float, human_se: float) -> float | None:
+    """Labels the classical interval would need to match the corrected one: n·var_h/var_c."""
+    if not (np.isfinite(corrected_se) and np.isfinite(human_se)) or corrected_se <= 0:
+        return None
+    return float(n * (human_se / corrected_se) ** 2)
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, list[str]]:
+    codes, uniques = pd.factorize(values.fillna(MISSING).astype(str), sort=True)
+    return codes.astype(np.int64), [str(u) for u in uniques]
+
+
+def _group_figures(
+    y: np.ndarray,
+    yhat_lab: np.ndarray,
+    w: np.ndarray | None,
+    lab_codes: np.ndarray,
+    yhat: np.ndarray,
+    pos: np.ndarray,
+    codes: np.ndarray,
+    names: list[str],
+    level: float,
+) -> dict[str, Figures]:
+    """Unstratified PPI++ within each value of one dimension."""
+    k = len(names)
+    counts = np.bincount(codes, minlength=k).astype(np.float64)
+    totals = np.bincount(codes, weights=yhat, minlength=k)
+    squares = np.bincount(codes, weights=yhat * yhat, minlength=k)
+    supports = np.bincount(codes, weights=pos, minlength=k)
+    out: dict[str, Figures] = {}
+    for h, name in enumerate(names):
+        mask = lab_codes == h
+        n = int(mask.sum())
+        judge = Point(estimate=float(supports[h] / counts[h]))
+        if n < 2:
+            out[name] = Figures(
+                n_judged=int(counts[h]),
+                n_labelled=n,
+                corrected=Interval(estimate=None, ci=None),
+                judge_only=judge,
+                human_only=Interval(estimate=None, ci=None),
+                effective_labels=None,
+                notes=[f"{n} labelled record(s): an interval needs at least 2"],
+            )
+            continue
+        wh = None if w is None else w[mask]
+        moments = _ppi.Moments(
+            n=np.asarray(counts[h]), total=np.asarray(totals[h]), squares=np.asarray(squares[h])
+        )
+        c = _ppi.ppi_mean(y[mask], yhat_lab[mask], moments, w=wh, level=level)
+        hu = _ppi.classical_mean(y[mask], w=wh, level=level)
+        notes = []
+        if n < MIN_LABELLED:
+            notes.append(f"only {n} labelled records: the normal interval may be too narrow")
+        out[name] = Figures(
+            n_judged=int(counts[h]),
+            n_labelled=n,
+            corrected=_interval(c),
+            judge_only=judge,
+            human_only=_interval(hu),
+            effective_labels=_effective(n, float(c.se), float(hu.se)),
+            power_tuning=float(c.lam),
+            notes=notes,
+        )
+    return out
+
+
+def _sampling(labels: pd.DataFrame) -> tuple[np.ndarray | None, str, list[str]]:
+    """Sampling weights of the labelled records and a sentence on how they were drawn."""
+    strategies = set(labels["sampling_strategy"].dropna().astype(str))
+    if "uncertain" in strategies:
+        raise InputError(
+            "the labelled records were chosen by `citecal push --strategy uncertain` (least "
+            "certain first), not at random, so no interval from them is valid: push a random "
+            "sample (--sample N --strategy all) and label that (README 'Estimates')"
+        )
+    weights = labels["sampling_weight"].to_numpy(dtype=np.float64)
+    have = ~np.isnan(weights)
+    if not have.any():
+        return (
+            None,
+            "assumed a uniform random sample of the judged citations (no sampling_weight column)",
+            [
+                "the interval is valid only if the labelled records were drawn uniformly at "
+                "random from these judged citations (README 'Estimates')"
+            ],
+        )
+    if not have.all():
+        raise InputError(
+            f"{int((~have).sum())} labelled record(s) have no sampling_weight while "
+            f"{int(have.sum())} do: label one weighted sample (citecal push --sample) or none"
+        )
+    how = ", ".join(sorted(strategies)) or "unknown strategy"
+    return weights, f"weighted sample ({how}), inverse-probability weights from citecal push", []
+
+
+def estimate_frame(
+    judged: pd.DataFrame,
+    labels: pd.DataFrame,
+    *,
+    judged_names: Sequence[str] = (),
+    annotations_name: str = "",
+    by: Sequence[str] = STRATA,
+    min_labelled: int = MIN_LABELLED,
+    predictor: Predictor = "score",
+    level: float = 0.95,
+) -> EstimateReport:
+    """Corrected, judge-only and human-only precision with stratified PPI++.
+
+    Args:
+        judged: one row per judged citation (:data:`._judged.JUDGED_COLUMNS`).
+        labels: one row per labelled record (:func:`._table.prepare_labels`).
+        judged_names / annotations_name: how the report names its inputs.
+        by: stratification dimensions (columns of ``judged``).
+        min_labelled: cells with fewer labels are pooled.
+        predictor: the judge's support ``score`` (its probability, else the
+            verdict/confidence mapping) or its binary ``verdict``.
+        level: confidence level.
+
+    Raises:
+        InputError: no decided judged citation, no labelled record among them,
+            a non-random or partly weighted sample, an unknown dimension.
+    """
+    for dim in by:
+        if dim not in judged.columns:
+            raise InputError(f"cannot stratify by {dim!r}: use {', '.join(STRATA)}")
+    notes: list[str] = []
+    score, pos = judge_support(
+        judged["verdict"].to_numpy(dtype=object),
+        judged["confidence"].to_numpy(dtype=object),
+        judged["score"].to_numpy(dtype=np.float64),
+    )
+    yhat_all = score if predictor == "score" else pos
+    decided = ~np.isnan(pos) & ~np.isnan(yhat_all)
+    if not decided.any():
+        raise InputError("no judged citation has a verdict (all unverified?): nothing to estimate")
+    left_out = int((~decided).sum())
+    if left_out:
+        notes.append(
+            f"{left_out} judged citation(s) without a decision (unverified) left out: the "
+            "estimate is over decided citations"
+        )
+    pop = judged.loc[decided].reset_index(drop=True)
+    yhat = np.asarray(yhat_all[decided], dtype=np.float64)
+    posd = np.asarray(pos[decided], dtype=np.float64)
+
+    index = pd.Series(np.arange(len(pop)), index=pd.Index(pop["record_id"].astype(str)))
+    at = index.reindex(labels["record_id"].astype(str)).to_numpy()
+    found = ~np.isnan(at)
+    outside = int((~found).sum())
+    if outside:
+        notes.append(
+            f"{outside} labelled record(s) are not among the decided judged citations and "
+            "were left out"
+        )
+    if not found.any():
+        raise InputError(
+            "no labelled record is among the judged citations: were the annotations pushed "
+            "from these evaluations (record ids are computed as citecal push does)?"
+        )
+    lab = labels.loc[found].reset_index(drop=True)
+    rows = at[found].astype(np.int64)
+    y = lab["label"].to_numpy(dtype=np.float64)
+    w, sampling, sampling_notes = _sampling(lab)
+    notes.extend(sampling_notes)
+    if len(lab) < 2:
+        raise InputError("only 1 labelled record among the judged citations: an interval needs 2")
+
+    # Cells: the cross of the stratification dimensions; small cells pooled.
+    dims = [d for d in by if pop[d].fillna(MISSING).astype(str).nunique() > 1]
+    if dims:
+        keys = pop[dims].fillna(MISSING).astype(str)
+        cell = keys.groupby(dims, sort=True).ngroup().to_numpy(dtype=np.int64)
+        n_cells = int(cell.max()) + 1
+    else:
+        cell = np.zeros(len(pop), dtype=np.int64)
+        n_cells = 1
+    stratum_of_cell = _ppi.merge_strata(cell[rows], n_cells, min_labelled)
+    stratum = stratum_of_cell[cell]
+    result = _ppi.stratified_ppi(y, yhat[rows], stratum[rows], yhat, stratum, w=w, level=level)
+    cells: list[Cell] = []
+    n_strata = int(stratum_of_cell.max()) + 1
+    for h, part in zip(range(n_strata), result.strata, strict=True):
+        members = np.flatnonzero(stratum_of_cell == h)
+        first = int(np.flatnonzero(cell == members[0])[0])
+        key = (
+            {d: str(keys.iloc[first][d]) for d in dims}
+            if dims and members.size == 1
+            else {d: "(pooled)" for d in dims}
+        )
+        cells.append(
+            Cell(
+                key=key,
+                cells=int(members.size),
+                n_judged=part.n_judged,
+                n_labelled=part.n_labelled,
+                share=part.share,
+                power_tuning=float(part.corrected.lam),
+                corrected=_interval(part.corrected),
+            )
+        )
+    if n_strata < n_cells:
+        notes.append(
+            f"{n_cells} cells of {' × '.join(dims)} pooled into {n_strata} strata "
+            f"(cells with fewer than {min_labelled} labelled records are pooled)"
+        )
+    strata: dict[str, dict[str, Figures]] = {}
+    for dim in by:
+        codes, names = _codes(pop[dim])
+        strata[dim] = _group_figures(
+            y, yhat[rows], w, codes[rows], yhat, posd, codes, names, level
+        )
+    n = len(lab)
+    return EstimateReport(
+        judged=list(judged_names),
+        annotations=annotations_name,
+        predictor=predictor,
+        level=level,
+        n_judged=len(pop),
+        n_labelled=n,
+        corrected=_interval(result.corrected),
+        judge_only=Point(estimate=float(posd.mean())),
+        human_only=_interval(result.human),
+        effective_labels=_effective(n, float(result.corrected.se), float(result.human.se)),
+        strata=strata,
+        stratification=Stratification(by=dims, min_labelled=min_labelled, strata=cells),
+        sampling=sampling,
+        notes=notes,
+    )
+
+
+def apply_gate(report: EstimateReport, thresholds: dict[str, float]) -> EstimateReport:
+    """``report`` with its gate: every threshold on the corrected interval's lower bound.
+
+    Raises:
+        InputError: an unknown gate name.
+    """
+    failures = []
+    for name, value in thresholds.items():
+        if name not in GATE_NAMES:
+            raise InputError(f"--fail-under {name!r}: use {', '.join(GATE_NAMES)}")
+        ci = report.corrected.ci
+        if ci is None:
+            failures.append(f"{name}: the corrected interval is undefined")
+        elif ci[0] < value:
+            failures.append(
+                f"{name}: lower bound of the corrected {report.level:.0%} interval "
+                f"{ci[0]:.3f} < {value:g} (estimate {report.corrected.estimate:.3f})"
+            )
+    gate = GateResult(thresholds=dict(thresholds), passed=not failures, failures=failures)
+    return report.model_copy(update={"gate": gate})
+
+
+def estimate(
+    judged: Sequence[Path | str],
+    annotations: Path | str,
+    *,
+    by: Sequence[str] = STRATA,
+    min_labelled: int = MIN_LABELLED,
+    predictor: Predictor = "score",
+    level: float = 0.95,
+) -> EstimateReport:
+    """Read the judged citations and the annotation table, then :func:`estimate_frame`.
+
+    ``judged``: eval JSON files, directories of them, eval-batch outputs or
+    plain tables; ``annotations``: the table ``citecal pull`` writes (or any
+    with ``record_id``, ``annotator``, ``human_score``).
+    """
+    from citecal.calibrate._judged import read_judged
+    from citecal.calibrate._table import load_labels
+
+    paths = [Path(p) for p in judged]
+    frame = read_judged(paths)
+    labels = load_labels(annotations)
+    return estimate_frame(
+        frame,
+        labels,
+        judged_names=[str(p) for p in paths],
+        annotations_name=str(annotations),
+        by=by,
+        min_labelled=min_labelled,
+        predictor=predictor,
+        level=level,
+    )
+
+
+__all__ = ["GATE_NAMES", "MIN_LABELLED", "STRATA", "apply_gate", "estimate", "estimate_frame"]
