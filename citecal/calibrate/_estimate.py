@@ -223,15 +223,16 @@ def estimate_frame(
     if len(lab) < 2:
         raise InputError("only 1 labelled record among the judged citations: an interval needs 2")
 
-    # Cells: the cross of the stratification dimensions; small cells pooled.
-    dims = [d for d in by if pop[d].fillna(MISSING).astype(str).nunique() > 1]
-    if dims:
-        keys = pop[dims].fillna(MISSING).astype(str)
-        cell = keys.groupby(dims, sort=True).ngroup().to_numpy(dtype=np.int64)
-        n_cells = int(cell.max()) + 1
-    else:
-        cell = np.zeros(len(pop), dtype=np.int64)
-        n_cells = 1
+    # Cells: the cross of the stratification dimensions; small cells pooled. Each
+    # dimension is factorised once and its codes serve the cells and the breakdowns.
+    coded = {dim: _codes(pop[dim]) for dim in by}
+    dims = [d for d in by if len(coded[d][1]) > 1]
+    combined = np.zeros(len(pop), dtype=np.int64)
+    for d in dims:
+        combined = combined * len(coded[d][1]) + coded[d][0]
+    first_rows, cell = np.unique(combined, return_index=True, return_inverse=True)[1:]
+    cell = cell.astype(np.int64).ravel()
+    n_cells = int(first_rows.size)
     stratum_of_cell = _ppi.merge_strata(cell[rows], n_cells, min_labelled)
     stratum = stratum_of_cell[cell]
     result = _ppi.stratified_ppi(y, yhat[rows], stratum[rows], yhat, stratum, w=w, level=level)
@@ -239,9 +240,9 @@ def estimate_frame(
     n_strata = int(stratum_of_cell.max()) + 1
     for h, part in zip(range(n_strata), result.strata, strict=True):
         members = np.flatnonzero(stratum_of_cell == h)
-        first = int(np.flatnonzero(cell == members[0])[0])
+        first = int(first_rows[members[0]])
         key = (
-            {d: str(keys.iloc[first][d]) for d in dims}
+            {d: coded[d][1][coded[d][0][first]] for d in dims}
             if dims and members.size == 1
             else {d: "(pooled)" for d in dims}
         )
@@ -263,10 +264,8 @@ def estimate_frame(
         )
     strata: dict[str, dict[str, Figures]] = {}
     for dim in by:
-        codes, names = _codes(pop[dim])
-        strata[dim] = _group_figures(
-            y, yhat[rows], w, codes[rows], yhat, posd, codes, names, level
-        )
+        codes, names = coded[dim]
+        strata[dim] = _group_figures(y, yhat[rows], w, codes[rows], yhat, posd, codes, names, level)
     n = len(lab)
     return EstimateReport(
         judged=list(judged_names),

@@ -79,7 +79,9 @@ class EstimateReport(_Model):
     schema_version: int = SCHEMA_VERSION
     judged: list[str] = Field(description="Inputs of judged citations.")
     annotations: str = Field(description="The annotation table the labels came from.")
-    predictor: Predictor = Field(description="What the judge contributes: support score or verdict.")
+    predictor: Predictor = Field(
+        description="What the judge contributes: support score or verdict."
+    )
     level: float = Field(description="Confidence level of every interval.")
     n_judged: int
     n_labelled: int

@@ -89,8 +89,8 @@ def render_estimate_table(r: EstimateReport, width: int = 110) -> str:
         g = Table(title=f"By {dim}")
         for i, col in enumerate(GROUP_HEADER):
             g.add_column(col, justify="left" if i == 0 else "right")
-        for row in _group_rows(values):
-            g.add_row(*(escape(c) for c in row))
+        for cells in _group_rows(values):
+            g.add_row(*(escape(c) for c in cells))
         console.print(g)
     console.print(escape(f"Sampling: {r.sampling}"))
     if r.notes:

@@ -47,7 +47,9 @@ _BATCH_CITATION_COLUMNS = (
 
 
 def _frame(data: dict[str, object], n: int) -> pd.DataFrame:
-    out = pd.DataFrame({c: data.get(c, [None] * n) for c in JUDGED_COLUMNS})
+    out = pd.DataFrame(
+        {c: data[c] if c in data else pd.Series([None] * n, dtype=object) for c in JUDGED_COLUMNS}
+    )
     out["score"] = pd.to_numeric(out["score"], errors="coerce").astype(np.float64)
     return out
 
@@ -129,31 +131,42 @@ def read_plain(path: Path) -> pd.DataFrame:
 
     ``llm_confidence``, ``mode``, ``language``, ``repo`` and ``report_id`` are
     used when present; a ``valid`` column, when present, drops invalid rows.
+    Columns stay as read (Arrow-backed strings): converting a million ids to
+    Python objects and back would cost seconds.
     """
     from citecal.calibrate._table import read_table
 
-    df = read_table(path)
+    wanted = (
+        "record_id",
+        "llm_verdict",
+        "llm_confidence",
+        "llm_score",
+        "mode",
+        "language",
+        "repo",
+        "report_id",
+        "valid",
+    )
+    df = read_table(path, columns=wanted)
     if "record_id" not in df:
         raise InputError(f"{path}: a table of judged citations needs a record_id column")
     if "llm_verdict" not in df and "llm_score" not in df:
         raise InputError(f"{path}: a table of judged citations needs llm_verdict or llm_score")
     if "valid" in df:
-        df = df[df["valid"].fillna(False).astype(bool)]
-    n = len(df)
-    data: dict[str, object] = {
-        "record_id": df["record_id"].astype(str).to_numpy(),
-        "verdict": df["llm_verdict"].to_numpy(dtype=object) if "llm_verdict" in df else None,
-        "confidence": df["llm_confidence"].to_numpy(dtype=object)
-        if "llm_confidence" in df
-        else None,
-        "score": df["llm_score"].to_numpy() if "llm_score" in df else None,
+        df = df[df["valid"].fillna(False).astype(bool)].reset_index(drop=True)
+    names = {
+        "record_id": "record_id",
+        "verdict": "llm_verdict",
+        "confidence": "llm_confidence",
+        "score": "llm_score",
+        "mode": "mode",
+        "language": "language",
+        "repo": "repo",
+        "report": "report_id",
     }
-    for col, source in (("mode", "mode"), ("language", "language"), ("repo", "repo")):
-        if source in df:
-            data[col] = df[source].to_numpy(dtype=object)
-    if "report_id" in df:
-        data["report"] = df["report_id"].to_numpy(dtype=object)
-    return _frame({k: v for k, v in data.items() if v is not None}, n)
+    data: dict[str, object] = {col: df[src] for col, src in names.items() if src in df}
+    data["record_id"] = df["record_id"].astype(str)
+    return _frame(data, len(df))
 
 
 def _kind(path: Path) -> str:

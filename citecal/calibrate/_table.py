@@ -10,7 +10,7 @@ language), so the judge-score mapping lives in exactly one place.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -56,8 +56,12 @@ _CONFIDENCES = frozenset({"high", "medium", "low"})
 _LINE_RANGES = frozenset({"correct", "too_narrow", "too_broad"})
 
 
-def read_table(path: Path | str) -> pd.DataFrame:
+def read_table(path: Path | str, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Read an annotation table from Parquet, CSV or JSONL, chosen by file suffix.
+
+    ``columns``, when given, limits a Parquet read to those of them the file
+    has (``citecal estimate`` reads 7 columns of a million-row table); other
+    formats are read whole.
 
     Raises:
         InputError: the file is missing, unreadable, of an unknown type or empty.
@@ -70,7 +74,13 @@ def read_table(path: Path | str) -> pd.DataFrame:
     suffix = p.suffix.lower()
     try:
         if suffix in {".parquet", ".pq"}:
-            df = pd.read_parquet(p)
+            if columns is not None:
+                import pyarrow.parquet as pq
+
+                present = set(pq.read_schema(p).names)
+                df = pd.read_parquet(p, columns=[c for c in columns if c in present])
+            else:
+                df = pd.read_parquet(p)
         elif suffix == ".csv":
             df = pd.read_csv(p, dtype={"record_id": str, "report_id": str, "annotator": str})
         elif suffix in {".jsonl", ".ndjson", ".json"}:

@@ -74,3 +74,66 @@ def synthetic(
                 )
             )
     return pd.DataFrame(rows)
+
+
+def judged_eval(verdicts: list[str | None], *, report: str = "report.md", rev: str | None = None):  # type: ignore[no-untyped-def]
+    """An :class:`EvalResult` with one valid citation per verdict (None: invalid citation)."""
+    from citecal.models import CitationResult, EvalResult, Summary
+
+    citations = []
+    for i, v in enumerate(verdicts):
+        citations.append(
+            CitationResult.model_validate(
+                {
+                    "id": f"c{i}",
+                    "citation": f"[shop/cart.py:{i + 1}-{i + 2}]",
+                    "file_path": "shop/cart.py",
+                    "start_line": i + 1,
+                    "end_line": i + 2,
+                    "claim": f"claim {i}",
+                    "section": "Cart",
+                    "paragraph_index": 0,
+                    "position": i,
+                    "valid": v is not None,
+                    "error": None if v is not None else "out of range",
+                    "failure_type": None if v is not None else "invalid_range",
+                    "mode": None if v is None else ("extractive" if i % 2 else "abstractive"),
+                    "verdict": v,
+                    "method": None if v is None else "llm",
+                    "confidence": None if v is None else "high",
+                    "score": None,
+                    "reasoning": None,
+                    "matched_terms": [],
+                    "missing_terms": [],
+                    "suggested_action": None,
+                    "model": None,
+                    "prompt_version": None,
+                    "language": "python",
+                }
+            )
+        )
+    n = len(citations)
+    summary = Summary(
+        total_citations=n,
+        valid_citations=n,
+        validity_rate=None,
+        extractive_checked=0,
+        extractive_supports=0,
+        extractive_precision=None,
+        abstractive_checked=0,
+        abstractive_supports=0,
+        abstractive_precision=None,
+        overall_precision=None,
+        unverified=0,
+        total_claims=n,
+        cited_claims=n,
+        coverage=None,
+    )
+    return EvalResult(
+        report=report,
+        repo="/repos/shop",
+        rev=rev,
+        summary=summary,
+        citations=citations,
+        failed_citations=[],
+    )

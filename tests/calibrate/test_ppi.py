@@ -110,7 +110,9 @@ def test_stratified_combines_strata_by_their_share() -> None:
     alone = ppi_mean(y[m0], yhat_all[lab][m0], Moments.of(yhat_all[stratum_all == 0]))
     assert math.isclose(float(a.corrected.estimate), float(alone.estimate), abs_tol=1e-12)
     # One stratum is unstratified PPI++.
-    one = stratified_ppi(y, yhat_all[lab], np.zeros(120, np.int64), yhat_all, np.zeros(1000, np.int64))
+    one = stratified_ppi(
+        y, yhat_all[lab], np.zeros(120, np.int64), yhat_all, np.zeros(1000, np.int64)
+    )
     whole = ppi_mean(y, yhat_all[lab], Moments.of(yhat_all))
     assert math.isclose(float(one.corrected.high), float(whole.high), abs_tol=1e-12)
 
