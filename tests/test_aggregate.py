@@ -104,3 +104,14 @@ def test_to_result_keeps_invalid_verdict_null() -> None:
     assert r.verdict is None and r.mode is None and r.valid is False
     assert r.error == "Line 99 out of range" and r.suggested_action == "fix_reference"
     assert r.citation == "[a.py:10-20]"
+
+
+def test_partial_is_not_support_in_any_eval_figure() -> None:
+    # DESIGN.md "The meaning of partial": two judged citations, one supports, one partial.
+    rows = [
+        to_result(outcome("supports", method="llm")),
+        to_result(outcome("partial", method="llm", confidence="high")),
+    ]
+    s = summarize(rows, total_claims=2, cited_claims=2)
+    assert (s.abstractive_supports, s.abstractive_precision) == (1, 0.5)
+    assert (s.overall_precision, s.decided, s.decided_precision) == (0.5, 2, 0.5)

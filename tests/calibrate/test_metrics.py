@@ -126,3 +126,22 @@ def test_comparing_a_judge_with_itself_finds_nothing() -> None:
         assert figure.diff == 0.0 and figure.ci == [0.0, 0.0]
     assert c.mcnemar_p == 1.0 and c.flipped == []
     assert not c.significantly_worse and not c.significantly_better
+
+
+def test_partial_is_not_support_in_calibrate() -> None:
+    # The same rule as eval (citecal.support): partial is a "no"; humans >= 2 are a "yes".
+    # r1: partial vs 3 -> disagree (false negative); r2: partial vs 0 -> agree;
+    # r3: supports vs 2 -> agree; r4: not_supports vs 1 -> agree. Agreement 3/4.
+    rows = [
+        row("r1", "a", 3, "partial"),
+        row("r2", "a", 0, "partial"),
+        row("r3", "a", 2, "supports"),
+        row("r4", "a", 1, "not_supports"),
+    ]
+    table = prepare(pd.DataFrame(rows))
+    assert list(table["judge_pos"]) == [0.0, 0.0, 1.0, 0.0]
+    m = compute_metrics(table, CalibrationConfig(bootstrap_resamples=0))
+    assert m.agreement_rate == 0.75
+    assert (m.confusion.tp, m.confusion.fp, m.confusion.fn, m.confusion.tn) == (1, 0, 1, 2)
+    mismatch = categorise(table)
+    assert list(mismatch["record_id"]) == ["r1"] and list(mismatch["type"]) == ["false_negative"]

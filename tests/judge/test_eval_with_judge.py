@@ -216,3 +216,45 @@ def test_groundtruth_bench_with_a_judge_leaves_nothing_undecided(
     assert report["judge"] == "gpt-4o-mini"
     assert report["overall"]["undecided"] == 0
     assert report["overall"]["decision_coverage"] == 1.0
+
+
+def test_llm_classification_gives_unknown_claims_the_judges_mode(
+    server: FakeOpenAIServer, env: dict[str, str], tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def parse_header(line):\n    return line.split(':')\n")
+    report = tmp_path / "r.md"
+    report.write_text("Header lines are split on colons here [a.py:1-2].\n")
+    answer = {
+        "reasoning": "split on ':'",
+        "supports": True,
+        "confidence": "high",
+        "score": 0.9,
+        "mode": "extractive",
+    }
+    server.script(Reply.json(answer))
+    base = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "CITECAL_CACHE_PATH": ""}
+    args = [
+        "eval",
+        str(report),
+        "--repo",
+        str(repo),
+        "-f",
+        "json",
+        "--config",
+        str(tmp_path / "u.toml"),
+    ]
+    (tmp_path / "u.toml").write_text("[classify]\nuse_llm_classification = true\n")
+    res = CliRunner().invoke(cli, args, env={**base, **env})
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)["citations"]
+    assert (row["mode"], row["verdict"], row["method"]) == ("extractive", "supports", "llm")
+    assert 'Also classify the claim: "mode"' in server.requests[0].user
+    # Without the setting the claim stays unknown and the judge is not asked to classify.
+    user.write_text("[classify]\nuse_llm_classification = false\n")
+    server.script(Reply.json(answer))
+    res = CliRunner().invoke(cli, [*args, "--no-cache"], env={**base, **env})
+    (row,) = json.loads(res.stdout)["citations"]
+    assert row["mode"] == "unknown"
+    assert "Also classify" not in server.requests[-1].user
