@@ -235,17 +235,9 @@ def test_llm_classification_gives_unknown_claims_the_judges_mode(
     }
     server.script(Reply.json(answer))
     base = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "CITECAL_CACHE_PATH": ""}
-    args = [
-        "eval",
-        str(report),
-        "--repo",
-        str(repo),
-        "-f",
-        "json",
-        "--config",
-        str(tmp_path / "u.toml"),
-    ]
-    (tmp_path / "u.toml").write_text("[classify]\nuse_llm_classification = true\n")
+    user = tmp_path / "u.toml"
+    user.write_text("[classify]\nuse_llm_classification = true\n")
+    args = ["eval", str(report), "--repo", str(repo), "-f", "json", "--config", str(user)]
     res = CliRunner().invoke(cli, args, env={**base, **env})
     assert res.exit_code == 0, res.output
     (row,) = json.loads(res.stdout)["citations"]
