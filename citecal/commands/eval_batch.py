@@ -102,9 +102,15 @@ def _print_summary(summary: BatchSummary, output: BatchOutput) -> None:
         f"{summary.citations:,} citations in {summary.seconds:.1f}s on {summary.workers} "
         f"workers: {rate}"
     )
+    total = t.get("total_citations", 0)
+    decided = (
+        f"decided {int(t['decided']):,} ({_pct(t['decided'] / total if total else None)}), "
+        if "decided" in t
+        else ""
+    )
     click.echo(
         f"validity {_pct(summary.validity_rate)}, overall precision "
-        f"{_pct(summary.overall_precision)}, unverified {int(t.get('unverified', 0)):,}, "
+        f"{_pct(summary.overall_precision)}, {decided}unverified {int(t.get('unverified', 0)):,}, "
         f"LLM calls {int(t.get('llm_calls', 0)):,}, tokens {int(t.get('llm_tokens', 0)):,}, "
         f"cost ${t.get('cost_usd', 0.0):.4f}"
     )
@@ -119,8 +125,15 @@ def _print_summary(summary: BatchSummary, output: BatchOutput) -> None:
             click.echo(f"  … {len(errors) - 3} more in errors.parquet", err=True)
     warned = int(t.get("reports_with_warnings", 0))
     if warned:
+        example = ""
+        for batch in output.scan("reports", columns=["warnings"]):
+            first = next((w[0] for w in batch.column(0).to_pylist() if w), None)
+            if first is not None:
+                example = f", e.g. {first!r}"
+                break
         click.echo(
-            f"warning: {warned} reports have warnings (reports.parquet, column `warnings`)",
+            f"warning: {warned} reports have warnings{example} "
+            "(reports.parquet, column `warnings`)",
             err=True,
         )
 
