@@ -90,7 +90,7 @@ def test_unknown_model_costs_zero_with_one_warning(
     assert run.calls == 3 and run.cost_usd == 0.0 and run.tokens > 0
     assert [w for w in run.warnings if "no price" in w] == [
         "no price for model llama3.1:8b: its cost is counted as 0"
-        " (add it to [tool.citecal.judge.pricing])"
+        " (add it to [judge.pricing] in your config file)"
     ]
     assert {r.model for r in server.requests} == {"llama3.1:8b"}
 

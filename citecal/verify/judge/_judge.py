@@ -552,7 +552,7 @@ class Judge:
         for model in sorted(tally.unpriced):
             w.append(
                 f"no price for model {model}: its cost is counted as 0"
-                " (add it to [tool.citecal.judge.pricing])"
+                " (add it to [judge.pricing] in your config file)"
             )
 
 

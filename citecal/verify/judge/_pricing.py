@@ -1,6 +1,6 @@
 """Judge cost from token counts and a pricing table (seed §14).
 
-Prices are USD per one million tokens, from ``[tool.citecal.judge.pricing]``
+Prices are USD per one million tokens, from ``[judge.pricing]`` of the user's config
 (defaults: seed §14.1). Model names are matched exactly, then without a
 provider prefix (OpenRouter's ``openai/gpt-4o-mini``), then by the longest
 table entry the name starts with (dated snapshots such as
