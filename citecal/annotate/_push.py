@@ -174,8 +174,10 @@ def _finish_dataset(
     property, then a "publish": an interrupted push leaves a *draft* with
     some of them. Any push, or two at once, can finish it: a property that
     already exists (409) or a dataset another push already published (422)
-    is what we wanted anyway, so both are passed over; the caller checks the
-    result.
+    is what we wanted anyway, so both are passed over, and so is a request that
+    lost a race with another push (the server answers those with a 500: a unique
+    constraint, a search index already made); the caller looks again, retries
+    what is still missing a few times, and checks the result.
     """
     have = describe_settings(dataset.settings)
     have_vectors = {v.name for v in dataset.settings.vectors}
@@ -191,10 +193,24 @@ def _finish_dataset(
             if key in have or key.removeprefix("vector ") in have_vectors:
                 continue
             prop.dataset = dataset
-            with contextlib.suppress(ConflictError, UnprocessableEntityError):
+            try:
                 prop.create()
-        with contextlib.suppress(UnprocessableEntityError):  # "already been published"
+            except (ConflictError, UnprocessableEntityError):
+                pass  # made by another push meanwhile, or the dataset is published already
+            except ArgillaAPIError as exc:
+                if exc.status_code < 500:
+                    raise
+                # Two pushes inserting the same property at once: the server's unique
+                # constraint fails as HTTP 500. The caller looks again (and retries).
+        try:
             client.api.datasets.publish(dataset.id)
+        except UnprocessableEntityError:
+            pass  # "Dataset has already been published"
+        except ArgillaAPIError as exc:
+            if exc.status_code < 500:
+                raise
+            # Two publishes at once: the loser finds the search index made (HTTP 500,
+            # resource_already_exists); the caller looks again and sees it ready.
 
 
 def ensure_dataset(
@@ -218,7 +234,9 @@ def ensure_dataset(
         ServiceError: the dataset could still not be made after a few rounds.
     """
     created = False
-    for _ in range(CREATE_ATTEMPTS):
+    for attempt in range(CREATE_ATTEMPTS):
+        if attempt:
+            time.sleep(0.25 * attempt)  # let a concurrent push finish what it started
         dataset, ready = _find_with_status(client, name, workspace, api_url)
         if dataset is None:
             draft = rg.Dataset(name=name, workspace=workspace, settings=settings, client=client)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from citecal._io import atomic_write_text
+from citecal._io import atomic_write_text, check_output
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
@@ -93,6 +93,7 @@ def groundtruth_command(
       citecal bench groundtruth --no-llm --baseline datasets/groundtruth/baseline.json
       citecal bench groundtruth -f markdown -o groundtruth.md
     """
+    check_output(output)  # before any judge call
     from citecal.bench import (
         load_groundtruth,
         read_baseline,

@@ -152,6 +152,9 @@ def validate_command(
       citecal validate answers.json -f json -o validation.json
       citecal validate out.jsonl --field answer=response --field citations=refs --fail-on warn
     """
+    from citecal._io import check_output
+
+    check_output(output)  # before any answer is read
     from citecal.answers import write_validation
 
     overrides: dict[str, dict[str, Any]] = {}

@@ -203,15 +203,22 @@ def test_bad_output_directory_fails_before_any_judge_call(tmp_path: Path, where:
     assert not (tmp_path / "c.sqlite3").exists()  # not even the cache was opened
 
 
-@pytest.mark.parametrize("command", ["calibrate", "pull", "rejudge"])
+@pytest.mark.parametrize(
+    "command", ["calibrate", "pull", "rejudge", "chunks", "validate", "bench groundtruth"]
+)
 def test_other_commands_check_output_first(tmp_path: Path, command: str) -> None:
+    """The input is missing too: the output is what they must complain about, first."""
+    missing = str(tmp_path / "no-such-input")
     with unwritable_directory(tmp_path) as locked:
         target = locked / "out.parquet"
         args = {
-            "calibrate": ["calibrate", str(TABLE), "-f", "json", "-o", str(target)],
+            "calibrate": ["calibrate", missing, "-f", "json", "-o", str(target)],
             # Argilla at a closed port: reaching it would be a different error.
             "pull": ["pull", "--dataset", "x", "-o", str(target)],
-            "rejudge": ["rejudge", str(TABLE), "--prompt", "v1", "-o", str(target)],
+            "rejudge": ["rejudge", missing, "--prompt", "v1", "-o", str(target)],
+            "chunks": ["chunks", missing, "-o", str(target)],
+            "validate": ["validate", missing, "-o", str(target)],
+            "bench groundtruth": ["bench", "groundtruth", "--dataset", missing, "-o", str(target)],
         }[command]
         code, _, err = run(*args, env={"ARGILLA_API_URL": "http://127.0.0.1:9"})
     assert code == 2, err
