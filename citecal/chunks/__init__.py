@@ -12,6 +12,7 @@ from citecal.chunks._split import (
     SourceKind,
     chunk_file,
     chunk_text,
+    code_line_pieces,
     iter_source_files,
     source_kind,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "SourceKind",
     "chunk_file",
     "chunk_text",
+    "code_line_pieces",
     "iter_source_files",
     "score_attribution",
     "source_kind",

@@ -31,7 +31,7 @@ from citecal._io import read_text_file
 from citecal.chunks._models import Chunk, ChunkKind
 from citecal.errors import InputError
 from citecal.extract import sentence_blocks
-from citecal.source import Definition, build_symbol_index, language_for_path
+from citecal.source import Definition, SymbolIndex, build_symbol_index, language_for_path
 
 SourceKind = Literal["markdown", "text", "code"]
 
@@ -170,6 +170,59 @@ def _attach_decorators(
     return out
 
 
+def _line_pieces(
+    lines: Sequence[str], definitions: Sequence[Definition], max_lines: int
+) -> list[tuple[int, int, ChunkKind, str | None]]:
+    """The module docstring's cut of code, as (first line, last line, kind, name)."""
+    defs = [d for d in definitions if d.kind in CHUNKED_KINDS]
+    if defs:
+        by_lines = _line_partition(1, len(lines), defs, max_lines)
+    else:
+        by_lines = [(a, b, "code", None) for a, b in _blank_split(lines, 1, len(lines))]
+    return _attach_decorators(by_lines, lines)
+
+
+def code_line_pieces(
+    lines: Sequence[str], index: SymbolIndex, window_lines: int = MAX_DEFINITION_LINES
+) -> list[tuple[int, int, Literal["definition", "code"], str | None]]:
+    """Code cut as ``citecal chunks`` cuts it, in lines, for indexes over many files.
+
+    The correction loop's repository index (``citecal.correct``) uses this so
+    that a chunk there is a chunk here. Blank lines at either end are dropped,
+    and code outside definitions longer than ``window_lines`` is cut at blank
+    lines into windows of at most that many lines (a hard cut when a stretch
+    has no blank line), so no chunk is a whole module.
+    """
+    out: list[tuple[int, int, Literal["definition", "code"], str | None]] = []
+    for first, last, kind, name in _line_pieces(lines, index.definitions, window_lines):
+        while first <= last and not lines[first - 1].strip():
+            first += 1
+        while last >= first and not lines[last - 1].strip():
+            last -= 1
+        if first > last:
+            continue
+        if kind == "definition":
+            out.append((first, last, "definition", name))
+            continue
+        if last - first + 1 <= window_lines:
+            out.append((first, last, "code", None))
+            continue
+        window: tuple[int, int] | None = None
+        for a, b in _blank_split(lines, first, last):
+            if window is not None and b - window[0] + 1 <= window_lines:
+                window = (window[0], b)
+                continue
+            if window is not None:
+                out.append((window[0], window[1], "code", None))
+            while b - a + 1 > window_lines:  # a block without blank lines: hard cuts
+                out.append((a, a + window_lines - 1, "code", None))
+                a += window_lines
+            window = (a, b)
+        if window is not None:
+            out.append((window[0], window[1], "code", None))
+    return out
+
+
 def _code_pieces(text: str, language: str | None, max_lines: int) -> list[_Piece]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -178,12 +231,7 @@ def _code_pieces(text: str, language: str | None, max_lines: int) -> list[_Piece
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
     index = build_symbol_index(text, language)
-    defs = [d for d in index.definitions if d.kind in CHUNKED_KINDS]
-    if defs:
-        by_lines = _line_partition(1, len(lines), defs, max_lines)
-    else:
-        by_lines = [(a, b, "code", None) for a, b in _blank_split(lines, 1, len(lines))]
-    by_lines = _attach_decorators(by_lines, lines)
+    by_lines = _line_pieces(lines, index.definitions, max_lines)
     pieces: list[_Piece] = []
     for first, last, kind, name in by_lines:
         while first <= last and not lines[first - 1].strip():

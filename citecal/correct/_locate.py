@@ -1,0 +1,468 @@
+"""Where is a claim's support? Candidate locations, ranked and verified (relocate, expand, shrink).
+
+A failed citation's claim is turned into a query: the code names it gives
+(code spans, identifiers; the same ones verification requires, README
+"Routing"), its other strong terms (quoted strings, numbers, code
+expressions) and its words. Candidate chunks come from the repository index
+(:class:`~citecal.correct.RepoIndex`): chunks that use one of the names, the
+chunks of definitions with one of the names, the best BM25 chunks, and the
+chunks around the original citation. Each is ranked by how much of the
+claim's named code it holds, its BM25 score, whether it *is* the definition
+the claim names, and its closeness to the original citation.
+
+Inside each of the best chunks the loop cites the smallest window that holds
+every strong term found there (the names of enclosing definitions count, as
+they do in verification), and falls back to the whole chunk. Every window is
+checked by the same verifier as ``citecal eval``
+(:func:`citecal.verify.verify_extractive`): a candidate is **accepted** when
+the rules say ``supports``, or when they leave it to the judge with every
+named term found there and at least the original's term score (with a judge,
+the judge must then say ``supports``). Nothing else is ever proposed: a claim
+that names no code cannot be placed by rules, and gets no location without a
+judge (README "`citecal correct`": never invent a location).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from citecal.config import Config
+from citecal.correct._index import RepoIndex, query_words, token_words
+from citecal.models import Citation, Verdict
+from citecal.verify import parse_claim, verify_extractive
+from citecal.verify._extractive import LANGUAGE_LITERALS
+from citecal.verify._terms import ClaimTerm
+
+_NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
+_SPLIT_RE = re.compile(r"\.|::")
+_STRONG = frozenset({"code_span", "identifier", "quoted", "number"})
+_WEIGHT = {"code_span": 3.0, "identifier": 2.0, "quoted": 2.0, "number": 1.0}
+
+MAX_POSTINGS = 400
+"""A name used in more chunks than this does not *generate* candidates (it still ranks them)."""
+BM25_CANDIDATES = 30
+CHECKED_CHUNKS = 10
+NEAR_LINES = 30
+
+JudgeCheck = Callable[[str, Sequence[tuple[Citation, str, Verdict]]], list[Verdict | None]]
+"""Asks the judge about (location, cited code, rule verdict) candidates of one claim."""
+
+
+_GENERATED_DIRS = frozenset({"dist", "build", "vendor", "node_modules", "third_party", "target", "out"})
+_GENERATED_SUFFIXES = (".min.js", ".d.ts", ".d.cts", ".d.mts", ".bundle.js", ".cjs")
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "testdata", "testing", "benches"})
+_TEST_FILE = re.compile(
+    r"^(?:test_.*\.py|.*_test\.(?:py|go|rs)|.*\.(?:test|spec)\.[jt]sx?|.*Tests?\.java)$"
+)
+
+
+def path_role(path: str) -> str:
+    """``generated`` (bundles, builds, type stubs), ``test`` or ``source``, from the path alone.
+
+    A report about a library is almost always about its source: a built
+    bundle repeats the source's names verbatim and a test names them too, so
+    both rank below the source unless the original citation was there.
+    """
+    parts = path.lower().split("/")
+    name = parts[-1]
+    if _GENERATED_DIRS.intersection(parts[:-1]) or name.endswith(_GENERATED_SUFFIXES):
+        return "generated"
+    if _TEST_DIRS.intersection(parts[:-1]) or _TEST_FILE.match(path.rsplit("/", 1)[-1]):
+        return "test"
+    return "source"
+
+
+_ROLE_PENALTY = {"generated": 1.5, "test": 1.2, "source": 0.0}
+
+
+def _last(name: str) -> str:
+    return _SPLIT_RE.split(name)[-1]
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "").replace("$", "")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimQuery:
+    """The parts of a claim the search uses."""
+
+    names: tuple[ClaimTerm, ...]
+    """Code names the verifier requires (not negated, not the project's own name)."""
+    strong: tuple[ClaimTerm, ...]
+    """Names plus quoted strings, numbers and code expressions."""
+    words: tuple[str, ...]
+    """BM25 words of the whole claim."""
+    raising: bool = False
+    """The claim says something raises, throws or fails with an error."""
+
+    @property
+    def weight(self) -> float:
+        return sum(_WEIGHT[t.kind] for t in self.strong) or 1.0
+
+
+def claim_query(claim: str, ignore: frozenset[str] = frozenset()) -> ClaimQuery:
+    """What to look for: the claim's required names, strong terms and words."""
+    parse = parse_claim(claim)
+    names: list[ClaimTerm] = []
+    strong: list[ClaimTerm] = []
+    for term in parse.terms:
+        if term.kind not in _STRONG:
+            continue
+        text = term.text
+        low = text.lower()
+        if low in parse.negated:
+            continue
+        is_name = term.kind in ("code_span", "identifier") and _NAME_RE.fullmatch(text)
+        if is_name:
+            if {low, _last(low)} & ignore or low in LANGUAGE_LITERALS or len(_last(text)) < 2:
+                continue
+            names.append(term)
+        strong.append(term)
+    words = query_words(" ".join(t.text for t in parse.terms))
+    raising = _RAISING.search(claim) is not None
+    return ClaimQuery(tuple(names), tuple(strong), tuple(words), raising)
+
+
+_RAISING = re.compile(r"\b(?:raise[sd]?|throw[sn]?|fails?|panics?|rejects?)\b", re.IGNORECASE)
+_TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "type", "trait"})
+
+
+def _is_type_chunk(index: RepoIndex, cid: int) -> bool:
+    """The chunk is the declaration of a type (a class, struct, enum...)."""
+    chunk = index.chunks[cid]
+    symbols = index.files[chunk.path].symbols
+    return any(
+        d.kind in _TYPE_KINDS and d.start_line == chunk.start_line
+        for d in symbols.definitions_in(chunk.start_line, chunk.start_line + 2)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A verified candidate location for a claim."""
+
+    location: Citation
+    verdict: Verdict
+    rank: float
+    accepted: bool
+    via: str
+    """What proposed it: ``name`` (a chunk using a claimed name), ``definition``, ``bm25``,
+    ``near`` (around the original citation)."""
+
+    @property
+    def decided(self) -> bool:
+        """Rules or judge say supports (else the judge has yet to decide)."""
+        return self.verdict.verdict == "supports"
+
+
+@dataclass
+class _Ranked:
+    chunk: int
+    score: float
+    via: str
+    present: set[int] = field(default_factory=set)
+
+
+def _term_lines(index: RepoIndex, path: str, term: ClaimTerm, lo: int, hi: int) -> list[int]:
+    """Lines of ``path`` in ``lo..hi`` holding ``term`` (names as whole tokens)."""
+    symbols = index.files[path].symbols
+    if term.kind in ("code_span", "identifier") and _NAME_RE.fullmatch(term.text):
+        lines = symbols.lines_with(term.text) or symbols.lines_with(_last(term.text))
+        a, b = bisect.bisect_left(lines, lo), bisect.bisect_right(lines, hi)
+        return lines[a:b]
+    needle = "".join(term.text.lower().split())
+    if not needle:
+        return []
+    out = []
+    for n, line in enumerate(symbols.lines(lo, hi), lo):
+        if needle in "".join(line.lower().split()):
+            out.append(n)
+    return out
+
+
+def _enclosing_names(index: RepoIndex, path: str, lo: int, hi: int) -> set[str]:
+    """Normalised names of definitions that hold the whole of ``lo..hi``."""
+    symbols = index.files[path].symbols
+    return {
+        _norm(d.name) for d in symbols.enclosing_definitions(lo) if d.end_line >= hi
+    } | {_norm(d.name) for d in symbols.definitions_in(lo, lo)}
+
+
+def smallest_window(
+    index: RepoIndex, path: str, lo: int, hi: int, query: ClaimQuery
+) -> tuple[int, int] | None:
+    """The shortest stretch of ``lo..hi`` holding every strong term found there.
+
+    Names of the definitions enclosing ``lo..hi`` need no line of their own:
+    verification counts an enclosing definition as found (the method around
+    cited lines). None when no strong term is in the stretch.
+    """
+    covered = _enclosing_names(index, path, lo, hi)
+    events: list[tuple[int, int]] = []
+    colours = 0
+    for k, term in enumerate(query.strong):
+        if term in query.names and _norm(_last(term.text)) in covered:
+            continue
+        lines = _term_lines(index, path, term, lo, hi)
+        if lines:
+            colours += 1
+            events.extend((n, k) for n in lines)
+    if not colours:
+        return None
+    events.sort()
+    best: tuple[int, int] | None = None
+    counts: dict[int, int] = {}
+    left = 0
+    for right in range(len(events)):
+        counts[events[right][1]] = counts.get(events[right][1], 0) + 1
+        while len(counts) == colours:
+            span = (events[left][0], events[right][0])
+            if best is None or span[1] - span[0] < best[1] - best[0]:
+                best = span
+            k = events[left][1]
+            counts[k] -= 1
+            if not counts[k]:
+                del counts[k]
+            left += 1
+    return best
+
+
+class Locator:
+    """Finds and verifies candidate locations for failed citations in one repository."""
+
+    def __init__(self, index: RepoIndex, config: Config) -> None:
+        self.index = index
+        self.config = config
+
+    def verify_at(self, claim: str, location: Citation) -> Verdict:
+        """The rules' verdict for ``claim`` at ``location`` (as ``citecal eval`` decides it)."""
+        entry = self.index.files[location.file_path]
+        code = entry.source.lines(location.start_line, location.end_line)
+        return verify_extractive(
+            claim,
+            code,
+            location.start_line,
+            location.end_line,
+            entry.symbols,
+            self.config.extractive,
+            entry.source.lines,
+            ignore_names=self.index.ignored_names(location.file_path),
+        )
+
+    def cited_code(self, location: Citation) -> str:
+        return self.index.files[location.file_path].source.lines(
+            location.start_line, location.end_line
+        )
+
+    # ------------------------------------------------------------------ ranking
+
+    def rank(
+        self, query: ClaimQuery, original: Citation | None, limit: int = CHECKED_CHUNKS
+    ) -> list[_Ranked]:
+        """The chunks most likely to hold the claim's support, best first."""
+        index = self.index
+        sets: list[set[int]] = []
+        candidates: dict[int, str] = {}
+        for term in query.strong:
+            if term in query.names:
+                used = index.chunks_using(term.text)
+                sets.append(used)
+                if len(used) <= MAX_POSTINGS:
+                    for cid in used:
+                        candidates.setdefault(cid, "name")
+                for path, d in index.definitions_named(term.text):
+                    cid = index.chunk_at(path, d.name_line)
+                    if cid is not None:
+                        candidates[cid] = "definition"
+            else:
+                sets.append(set())
+        scores = index.bm25_scores(query.words)
+        top = float(scores.max()) if len(scores) else 0.0
+        if top > 0:
+            for cid in np.argsort(-scores)[:BM25_CANDIDATES]:
+                if scores[cid] > 0:
+                    candidates.setdefault(int(cid), "bm25")
+        orig_file = original.file_path if original is not None else None
+        if original is not None and orig_file in index.files:
+            entry = index.files[orig_file]
+            lo, hi = original.start_line - NEAR_LINES, original.end_line + NEAR_LINES
+            for cid in entry.chunk_ids:
+                c = index.chunks[cid]
+                if c.end_line >= lo and c.start_line <= hi:
+                    candidates.setdefault(cid, "near")
+        orig_base = orig_file.rsplit("/", 1)[-1].lower() if orig_file else None
+        orig_role = path_role(orig_file) if orig_file else "source"
+        roles: dict[str, float] = {}
+        name_norms = {_norm(_last(t.text)) for t in query.names}
+        # The first name a claim gives is usually what it is about ("`getAdapter` throws
+        # `AxiosError`"): its definition is the likely place, the others' much less so.
+        subject = _norm(_last(query.names[0].text)) if query.names else None
+        raising = query.raising
+        ranked: list[_Ranked] = []
+        weight = query.weight
+        for cid, via in candidates.items():
+            chunk = index.chunks[cid]
+            present: set[int] = set()
+            enclosing: set[str] | None = None
+            got = 0.0
+            for k, term in enumerate(query.strong):
+                hit = cid in sets[k] if term in query.names else False
+                if not hit and term in query.names:
+                    if enclosing is None:
+                        enclosing = _enclosing_names(
+                            index, chunk.path, chunk.start_line, chunk.end_line
+                        )
+                    hit = _norm(_last(term.text)) in enclosing
+                if not hit and term not in query.names:
+                    hit = bool(
+                        _term_lines(index, chunk.path, term, chunk.start_line, chunk.end_line)
+                    )
+                if hit:
+                    present.add(k)
+                    got += _WEIGHT[term.kind]
+            score = 3.0 * got / weight if query.strong else 0.0
+            score += scores[cid] / top if top > 0 else 0.0
+            if chunk.name is not None and _norm(chunk.name) in name_norms:
+                if raising and chunk.kind == "definition" and _is_type_chunk(index, cid):
+                    score -= 0.5  # "raises `X`": where X is raised, not where it is declared
+                else:
+                    score += 0.8 if _norm(chunk.name) == subject else 0.15
+            elif enclosing and enclosing & name_norms:
+                score += 0.3 if subject in enclosing else 0.1
+            if orig_file is not None and chunk.path == orig_file:
+                score += 0.3
+                if original is not None and (
+                    chunk.end_line >= original.start_line - NEAR_LINES
+                    and chunk.start_line <= original.end_line + NEAR_LINES
+                ):
+                    score += 0.2
+            elif orig_base and chunk.path.rsplit("/", 1)[-1].lower() == orig_base:
+                score += 0.3
+            penalty = roles.get(chunk.path)
+            if penalty is None:
+                role = path_role(chunk.path)
+                penalty = roles[chunk.path] = 0.0 if role == orig_role else _ROLE_PENALTY[role]
+            score -= penalty
+            ranked.append(_Ranked(cid, score, via, present))
+        ranked.sort(key=lambda r: (-r.score, index.chunks[r.chunk].lines, r.chunk))
+        return ranked[:limit]
+
+    # ------------------------------------------------------------------ candidates
+
+    def acceptable(
+        self, verdict: Verdict, query: ClaimQuery, floor: float, judge: bool
+    ) -> bool:
+        """Rules say supports; or they leave it open with every named term found (see module)."""
+        if verdict.verdict == "supports":
+            return True
+        if verdict.verdict != "unverified" or not query.strong:
+            return False
+        missing = {t.lower() for t in verdict.missing_terms}
+        if any(t.text.lower() in missing for t in query.names):
+            return False
+        if not judge and not query.names:
+            return False  # no named code: rules cannot place the claim, nor can we
+        return (verdict.score or 0.0) >= floor
+
+    def locate(
+        self,
+        claim: str,
+        original: Citation | None,
+        *,
+        floor: float = 0.0,
+        limit: int = 5,
+        judge: JudgeCheck | None = None,
+    ) -> tuple[list[Found], list[Found]]:
+        """Verified candidate locations for ``claim``, best first, and every range checked.
+
+        Args:
+            claim: the claim text.
+            original: the failed citation (None: no usable original).
+            floor: the original's term score; a candidate must reach it.
+            limit: accepted candidates to return at most.
+            judge: with a judge, candidates rules leave open are asked (top 3).
+        """
+        index = self.index
+        ignore = index.project
+        if original is not None:
+            ignore = index.ignored_names(original.file_path)
+        query = claim_query(claim, ignore)
+        if not query.strong and judge is None:
+            return [], []
+        checked: list[Found] = []
+        accepted: list[Found] = []
+        open_: list[Found] = []
+        seen: set[tuple[str, int, int]] = set()
+        for r in self.rank(query, original):
+            chunk = index.chunks[r.chunk]
+            window = smallest_window(index, chunk.path, chunk.start_line, chunk.end_line, query)
+            spans = [window] if window is not None else []
+            spans.append((chunk.start_line, chunk.end_line))
+            for lo, hi in spans:
+                key = (chunk.path, lo, hi)
+                if key in seen:
+                    continue
+                seen.add(key)
+                location = Citation(chunk.path, lo, hi)
+                if original is not None and location == original:
+                    continue
+                verdict = self.verify_at(claim, location)
+                ok = self.acceptable(verdict, query, floor, judge is not None)
+                bonus = (verdict.score or 0.0) + (0.5 if verdict.verdict == "supports" else 0.0)
+                found = Found(location, verdict, r.score + bonus, ok, r.via)
+                checked.append(found)
+                if ok:
+                    (accepted if verdict.verdict == "supports" or judge is None else open_).append(
+                        found
+                    )
+                    break  # the smallest verifying range of this chunk
+        if judge is not None and open_:
+            open_.sort(key=lambda f: -f.rank)
+            asked = open_[:3]
+            answers = judge(
+                claim, [(f.location, self.cited_code(f.location), f.verdict) for f in asked]
+            )
+            for f, v in zip(asked, answers, strict=True):
+                if v is not None and v.verdict == "supports":
+                    accepted.append(Found(f.location, v, f.rank + 0.5, True, f.via))
+        accepted.sort(key=lambda f: (-f.rank, f.location.end_line - f.location.start_line))
+        return accepted[:limit], checked
+
+
+def has_evidence(claim: str, code: str, matched: Sequence[str], ignore: frozenset[str]) -> bool:
+    """Does the cited code show anything of the claim's named code? (guards removal)
+
+    A name counts when it was matched, or when most of its words are in the
+    code: ``getContentType`` for a line registering ``'Content-Type'``
+    accessors (code that generates the name the claim uses).
+    """
+    query = claim_query(claim, ignore)
+    if not query.names:
+        return bool(matched)
+    found = {m.lower() for m in matched}
+    words = set(query_words(code))
+    for term in query.names:
+        if term.text.lower() in found:
+            return True
+        parts = [w for w in token_words(_last(term.text)) if len(w) > 2]
+        if parts and sum(w in words for w in parts) * 3 >= 2 * len(parts):
+            return True
+    return False
+
+
+__all__ = [
+    "ClaimQuery",
+    "Found",
+    "JudgeCheck",
+    "Locator",
+    "claim_query",
+    "has_evidence",
+    "path_role",
+    "smallest_window",
+]

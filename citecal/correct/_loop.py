@@ -1,0 +1,368 @@
+"""The correction loop (seed §15): evaluate, repair the failed citations, evaluate again.
+
+Each round evaluates the current report exactly as ``citecal eval`` does
+(:func:`citecal.pipeline.evaluate_report`) and gives every failed line
+citation its next strategy. The strategies form a ladder per suggested
+action (seed §15.2, §15.4):
+
+========================  ==============================================
+``fix_reference``,        locate (relocate / expand / shrink), rewrite,
+``expand_range``          remove
+``rewrite_claim``         rewrite, locate, remove
+``remove_citation``       remove
+========================  ==============================================
+
+``rewrite`` needs the LLM and is left out with ``--no-llm``. One strategy per
+citation per round: the cheap and targeted fix first, the destructive one
+last, and ``--max-iterations`` bounds how far down the ladder the loop goes.
+The loop stops early when nothing fails or no failed citation has a strategy
+left. A citation that does not fail is never touched.
+
+*Locate* proposes only places the verifier accepts (:mod:`citecal.correct._locate`).
+*Remove* drops a citation only when nothing was found for it and the citation
+shows nothing of the claim's named code (structurally invalid, or none of
+the names — not even their words, as in generated accessors — in the cited
+lines); otherwise it stays for a person to look at, listed under
+``remaining``. Removing never invents a location: the claim becomes uncited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from citecal.config import Config
+from citecal.correct._edit import Edit, apply_edits, editable
+from citecal.correct._index import RepoIndex
+from citecal.correct._locate import Found, JudgeCheck, Locator, has_evidence
+from citecal.correct._models import Correction, CorrectionOutput, Location, Remaining, Strategy
+from citecal.errors import InputError
+from citecal.extract import extract_citations
+from citecal.models import Citation, CitationResult, EvalResult, ExtractedCitation, Verdict
+from citecal.pipeline import evaluate_report
+from citecal.source import SourceStore
+
+if TYPE_CHECKING:
+    from citecal.correct._rewrite import Rewriter
+    from citecal.verify.judge import Judge
+
+Step = Literal["locate", "rewrite", "remove"]
+
+LADDERS: dict[str, tuple[Step, ...]] = {
+    "fix_reference": ("locate", "rewrite", "remove"),
+    "expand_range": ("locate", "rewrite", "remove"),
+    "rewrite_claim": ("rewrite", "locate", "remove"),
+    "remove_citation": ("remove",),
+}
+"""Strategies per suggested action, in the order they are tried (one per round)."""
+
+DEFAULT_MAX_ITERATIONS = 3
+
+
+@dataclass
+class _Track:
+    """One citation of the original report, followed through the rounds."""
+
+    position: int
+    tried: list[Step] = field(default_factory=list)
+    reason: str = ""
+    located: list[Found] | None = None
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class CorrectionRun:
+    """What :func:`correct_report` did: the output record, the texts and both evaluations."""
+
+    output: CorrectionOutput
+    original: str
+    corrected: str
+    before: EvalResult
+    after: EvalResult
+
+    @property
+    def changed(self) -> bool:
+        return self.corrected != self.original
+
+
+def _verdict_label(row: CitationResult) -> str:
+    return row.verdict or row.failure_type or "invalid"
+
+
+def classify_move(old: Citation, new: Citation, valid: bool) -> Strategy:
+    """``expand`` / ``shrink`` when the new range grows or narrows the old one in its file."""
+    if valid and old.file_path == new.file_path:
+        if new.start_line <= old.start_line and new.end_line >= old.end_line:
+            return "expand"
+        if new.start_line >= old.start_line and new.end_line <= old.end_line:
+            return "shrink"
+    return "relocate"
+
+
+def _judge_check(judge: Judge, config: Config, index: RepoIndex) -> JudgeCheck:
+    """The judge asked about candidate locations of one claim, as eval would ask it."""
+    from citecal.verify.judge import JudgeRequest
+
+    def check(claim: str, items: Sequence[tuple[Citation, str, Verdict]]) -> list[Verdict | None]:
+        requests = []
+        k = config.judge.context_lines
+        for n, (location, code, rule) in enumerate(items):
+            source = index.files[location.file_path].source
+            lo, hi = location.start_line, location.end_line
+            before = source.lines(max(1, lo - k), lo - 1) if lo > 1 else ""
+            last = min(source.line_count, hi + k)
+            after = source.lines(hi + 1, last) if hi < last else ""
+            requests.append(
+                JudgeRequest(
+                    key=f"candidate-{n}",
+                    claim=claim,
+                    citation=str(location),
+                    file_path=location.file_path,
+                    language=source.language,
+                    start_line=lo,
+                    end_line=hi,
+                    code=code,
+                    before=before,
+                    after=after,
+                    extractive=rule,
+                )
+            )
+        run = judge.judge(requests)
+        return [run.verdicts.get(f"candidate-{n}") for n in range(len(items))]
+
+    return check
+
+
+def correct_report(
+    report_text: str,
+    store: SourceStore,
+    config: Config | None = None,
+    *,
+    judge: Judge | None = None,
+    no_judge_reason: str | None = None,
+    rewriter: Rewriter | None = None,
+    index: RepoIndex | None = None,
+    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    report_name: str = "<report>",
+    log: Callable[[str], None] | None = None,
+) -> CorrectionRun:
+    """Repair the failed citations of a report (README "`citecal correct`").
+
+    Args:
+        report_text: the report as read (a BOM already removed).
+        store: the repository the report cites.
+        config: settings (defaults from the seed design).
+        judge: the LLM judge; None evaluates and checks candidates by rules only.
+        no_judge_reason: why there is no judge (``--no-llm``), for eval's warnings.
+        rewriter: rewrites claims (strategy ``rewrite``); None leaves it out.
+        index: a prebuilt repository index (built on first need otherwise).
+        max_iterations: correction rounds at most (seed §15.6).
+        report_name: the report's name in the outputs.
+        log: called with one line per round (progress on a terminal).
+
+    Raises:
+        InputError: ``max_iterations`` below 1, or the repository has no parsable
+            files while a citation needs relocating.
+    """
+    if max_iterations < 1:
+        raise InputError("--max-iterations must be at least 1")
+    config = config or Config()
+
+    def evaluate(text: str) -> EvalResult:
+        return evaluate_report(
+            text, store, config, judge=judge, no_judge_reason=no_judge_reason,
+            report_name=report_name,
+        )
+
+    text = report_text
+    before = evaluate(text)
+    current = before
+    extracted = extract_citations(text)
+    tracks = [_Track(ex.position) for ex in extracted]
+    corrections: list[Correction] = []
+    removed_claims: list[str] = []
+    iterations = 0
+    locator: Locator | None = None
+    judge_check = None
+    for round_no in range(1, max_iterations + 1):
+        alive = [t for t in tracks if not t.removed]
+        if len(alive) != len(current.citations) or len(extracted) != len(alive):
+            raise RuntimeError("citations changed count during correction")  # pragma: no cover
+        work: list[tuple[int, CitationResult, Step]] = []
+        for i, (row, track) in enumerate(zip(current.citations, alive, strict=True)):
+            if row.failure_type is None or not editable(extracted[i]):
+                continue
+            ladder = [
+                s
+                for s in LADDERS.get(row.suggested_action or "fix_reference", LADDERS["fix_reference"])
+                if s != "rewrite" or rewriter is not None
+            ]
+            left = [s for s in ladder if s not in track.tried]
+            if left:
+                work.append((i, row, left[0]))
+        if not work:
+            break
+        iterations = round_no
+        edits: dict[int, Edit] = {}
+        for i, row, step in work:
+            track = alive[i]
+            track.tried.append(step)
+            ex = extracted[i]
+            if step == "locate":
+                if locator is None:
+                    index = index or RepoIndex.build(store)
+                    locator = Locator(index, config)
+                    if judge is not None:
+                        judge_check = _judge_check(judge, config, index)
+                original = ex.citation if row.valid else None
+                floor = row.score if row.valid and row.score is not None else 0.0
+                found, _ = locator.locate(
+                    row.claim, original or ex.citation, floor=floor, judge=judge_check
+                )
+                track.located = found
+                if not found:
+                    track.reason = "no place in the repository verifies the claim"
+                    continue
+                best = found[0]
+                edits[i] = Edit("replace", best.location)
+                corrections.append(
+                    Correction(
+                        position=track.position,
+                        original=Location.of(ex.citation),
+                        strategy=classify_move(ex.citation, best.location, row.valid),
+                        new=Location.of(best.location),
+                        new_claim=None,
+                        evidence=_evidence(best, found),
+                        verdict_before=_verdict_label(row),
+                        verdict_after=best.verdict.verdict,
+                        iteration=round_no,
+                    )
+                )
+            elif step == "rewrite" and rewriter is not None:
+                proposal = rewriter.rewrite(text, ex, row)
+                if proposal is None:
+                    track.reason = rewriter.last_reason or "no rewrite was accepted"
+                    continue
+                edits[i] = Edit("rewrite", claim=proposal.claim, claim_span=proposal.span)
+                corrections.append(
+                    Correction(
+                        position=track.position,
+                        original=Location.of(ex.citation),
+                        strategy="rewrite",
+                        new=Location.of(ex.citation),
+                        new_claim=proposal.claim,
+                        evidence=proposal.evidence,
+                        verdict_before=_verdict_label(row),
+                        verdict_after=proposal.verdict.verdict,
+                        iteration=round_no,
+                    )
+                )
+            elif step == "remove":
+                searched = track.located is not None or "locate" not in LADDERS.get(
+                    row.suggested_action or "", ()
+                )
+                ignore = locator.index.ignored_names(ex.citation.file_path) if locator else (
+                    frozenset()
+                )
+                evidence = row.valid and has_evidence(
+                    row.claim, row.cited_code or "", row.matched_terms, ignore
+                )
+                if not searched or evidence:
+                    track.reason = (
+                        "the cited lines show some of the claim's code: left for review"
+                        if evidence
+                        else "not searched"
+                    )
+                    continue
+                edits[i] = Edit("remove")
+                corrections.append(
+                    Correction(
+                        position=track.position,
+                        original=Location.of(ex.citation),
+                        strategy="remove",
+                        new=None,
+                        new_claim=None,
+                        evidence={
+                            "reasoning": "nothing in the repository verifies the claim; "
+                            "the claim is left uncited",
+                            "error": row.error,
+                            "failure_type": row.failure_type,
+                        },
+                        verdict_before=_verdict_label(row),
+                        verdict_after=None,
+                        iteration=round_no,
+                    )
+                )
+        if log is not None:
+            log(f"round {round_no}: {len(work)} failed citation(s), {len(edits)} corrected")
+        if not edits:
+            continue
+        text = apply_edits(text, extracted, edits)
+        for i, edit in edits.items():
+            if edit.kind == "remove":
+                alive[i].removed = True
+                removed_claims.append(current.citations[i].claim)
+        current = evaluate(text)
+        extracted = extract_citations(text)
+    remaining = _remaining(current, [t for t in tracks if not t.removed], extracted)
+    output = CorrectionOutput(
+        report=report_name,
+        iterations=iterations,
+        corrections=corrections,
+        remaining=remaining,
+        uncited_claims=list(dict.fromkeys(removed_claims)),
+        before=before.summary,
+        after=current.summary,
+        changed=text != report_text,
+        warnings=list(dict.fromkeys(before.warnings + current.warnings)),
+    )
+    return CorrectionRun(output, report_text, text, before, current)
+
+
+def _evidence(best: Found, found: Sequence[Found]) -> dict[str, Any]:
+    v = best.verdict
+    return {
+        "method": v.method,
+        "reasoning": v.reasoning,
+        "matched_terms": list(v.matched_terms),
+        "missing_terms": list(v.missing_terms),
+        "score": v.score,
+        "proposed_by": best.via,
+        "candidates": [
+            {
+                "citation": str(f.location),
+                "verdict": f.verdict.verdict,
+                "rank": round(float(f.rank), 4),
+            }
+            for f in found
+        ],
+    }
+
+
+def _remaining(
+    result: EvalResult, tracks: Sequence[_Track], extracted: Sequence[ExtractedCitation]
+) -> list[Remaining]:
+    out = []
+    for row, track, ex in zip(result.citations, tracks, extracted, strict=True):
+        if row.failure_type is None:
+            continue
+        reason = track.reason
+        if not editable(ex):
+            reason = "item and location citations are not corrected"
+        elif not reason:
+            reason = "iteration limit reached" if track.tried else "not attempted"
+        out.append(
+            Remaining(
+                position=track.position,
+                citation=row.citation,
+                claim=row.claim,
+                failure_type=row.failure_type,
+                suggested_action=row.suggested_action,
+                reason=reason,
+            )
+        )
+    return out
+
+
+__all__ = ["DEFAULT_MAX_ITERATIONS", "LADDERS", "CorrectionRun", "classify_move", "correct_report"]
