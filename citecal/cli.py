@@ -38,6 +38,8 @@ def cli() -> None:
 
     \b
     citecal eval report.md --repo path/to/repo      verify every citation
+    citecal correct report.md --repo . -o fixed.md  repair failed citations
+    citecal rebase report.md --repo . --from v1 --to v2   move citations to a new revision
     citecal eval-batch reports.csv -o out/          thousands of reports on Dask
     citecal push eval.json --dataset review         queue claims for annotators
     citecal pull --dataset review -o ann.parquet    fetch their scores
@@ -53,6 +55,7 @@ def cli() -> None:
 from citecal.commands.bench import bench_command  # noqa: E402
 from citecal.commands.calibrate import calibrate_command  # noqa: E402
 from citecal.commands.chunks import chunks_command  # noqa: E402
+from citecal.commands.correct import correct_command  # noqa: E402
 from citecal.commands.estimate import estimate_command  # noqa: E402
 from citecal.commands.eval import eval_command  # noqa: E402
 from citecal.commands.eval_batch import eval_batch_command  # noqa: E402
@@ -64,6 +67,7 @@ from citecal.commands.validate import validate_command  # noqa: E402
 cli.add_command(bench_command)
 cli.add_command(calibrate_command)
 cli.add_command(chunks_command)
+cli.add_command(correct_command)
 cli.add_command(estimate_command)
 cli.add_command(eval_command)
 cli.add_command(eval_batch_command)

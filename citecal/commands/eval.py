@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from citecal._io import atomic_write_text, check_output, read_text_file
 from citecal.commands._options import output_options
 from citecal.config import Config, describe_repo_layer, load_config, repo_config_layers
+from citecal.errors import InputError
 
 if TYPE_CHECKING:
     from citecal.models import EvalResult
@@ -145,6 +146,26 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     show_default=True,
     help="With --gate: exit 1 on FAIL, or on WARN too.",
 )
+@click.option(
+    "--correct",
+    "correct",
+    is_flag=True,
+    help="Repair the failed citations as `citecal correct` does (seed §15.7 --eval --correct).",
+)
+@click.option(
+    "--corrections",
+    "corrections_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="With --correct: write the corrections file (JSON).",
+)
+@click.option(
+    "--max-iterations",
+    type=int,
+    default=3,
+    show_default=True,
+    help="With --correct: correction rounds at most.",
+)
 def eval_command(
     report: Path,
     repo: Path,
@@ -162,6 +183,9 @@ def eval_command(
     dry_run: bool,
     gate: bool,
     fail_on: str,
+    correct: bool,
+    corrections_path: Path | None,
+    max_iterations: int,
 ) -> None:
     """Verify every citation of REPORT against the repository.
 
@@ -178,7 +202,32 @@ def eval_command(
       citecal eval report.md --repo . --strict -f markdown > citations.md
       citecal eval report.md --repo . --no-llm --gate
       citecal eval answer.md --context notes/ --no-llm
+      citecal eval report.md --repo . --no-llm --correct -o fixed.md
     """
+    if correct:
+        if context_dir is not None or gate:
+            raise InputError("--correct cannot be combined with --context or --gate")
+        from citecal.commands.correct import run_correct
+
+        run_correct(
+            report=report,
+            repo=repo,
+            rev=rev,
+            fmt=fmt,
+            output=output,
+            corrections_path=corrections_path,
+            max_iterations=max_iterations,
+            no_llm=no_llm,
+            dry_run=dry_run,
+            config_file=config_file,
+            prompt=prompt,
+            model=model,
+            no_cache=no_cache,
+            strict=strict,
+        )
+        return
+    if corrections_path is not None:
+        raise InputError("--corrections needs --correct")
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
 

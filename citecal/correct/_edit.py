@@ -12,6 +12,7 @@ one separator, and a bracket left empty is dropped with the blanks before it.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -88,7 +89,9 @@ def _rebuild_group(raw: str, edits: Sequence[Edit | None]) -> str | None:
     return "[" + "".join(out) + "]"
 
 
-def apply_edits(text: str, extracted: Sequence[ExtractedCitation], edits: Mapping[int, Edit]) -> str:
+def apply_edits(
+    text: str, extracted: Sequence[ExtractedCitation], edits: Mapping[int, Edit]
+) -> str:
     """``text`` with ``edits`` applied (keys: indexes into ``extracted``), everything else kept."""
     groups: dict[int, list[int]] = {}
     for i, ex in enumerate(extracted):
@@ -112,12 +115,12 @@ def apply_edits(text: str, extracted: Sequence[ExtractedCitation], edits: Mappin
             while end < len(text) and text[end] in " \t":
                 end += 1
         spans.append((start, end, ""))
-    for i, edit in edits.items():
+    for edit in edits.values():
         if edit.kind == "rewrite" and edit.claim is not None and edit.claim_span is not None:
             a, b = edit.claim_span
             spans.append((a, b, edit.claim))
     spans.sort()
-    for (_, b1, _), (a2, _, _) in zip(spans, spans[1:], strict=False):
+    for (_, b1, _), (a2, _, _) in itertools.pairwise(spans):
         if a2 < b1:
             raise ValueError("overlapping edits")
     out: list[str] = []
@@ -135,8 +138,8 @@ def unified_diff(before: str, after: str, name: str) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        fromfile=f"a/{name}",
-        tofile=f"b/{name}",
+        fromfile=name if name.startswith("/") else f"a/{name}",
+        tofile=name if name.startswith("/") else f"b/{name}",
     )
     out = []
     for line in lines:

@@ -48,12 +48,15 @@ MAX_POSTINGS = 400
 BM25_CANDIDATES = 30
 CHECKED_CHUNKS = 10
 NEAR_LINES = 30
+MAX_DEFINITION_LINES = 80
 
 JudgeCheck = Callable[[str, Sequence[tuple[Citation, str, Verdict]]], list[Verdict | None]]
 """Asks the judge about (location, cited code, rule verdict) candidates of one claim."""
 
 
-_GENERATED_DIRS = frozenset({"dist", "build", "vendor", "node_modules", "third_party", "target", "out"})
+_GENERATED_DIRS = frozenset(
+    {"dist", "build", "vendor", "node_modules", "third_party", "target", "out"}
+)
 _GENERATED_SUFFIXES = (".min.js", ".d.ts", ".d.cts", ".d.mts", ".bundle.js", ".cjs")
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "testdata", "testing", "benches"})
 _TEST_FILE = re.compile(
@@ -189,9 +192,9 @@ def _term_lines(index: RepoIndex, path: str, term: ClaimTerm, lo: int, hi: int) 
 def _enclosing_names(index: RepoIndex, path: str, lo: int, hi: int) -> set[str]:
     """Normalised names of definitions that hold the whole of ``lo..hi``."""
     symbols = index.files[path].symbols
-    return {
-        _norm(d.name) for d in symbols.enclosing_definitions(lo) if d.end_line >= hi
-    } | {_norm(d.name) for d in symbols.definitions_in(lo, lo)}
+    return {_norm(d.name) for d in symbols.enclosing_definitions(lo) if d.end_line >= hi} | {
+        _norm(d.name) for d in symbols.definitions_in(lo, lo)
+    }
 
 
 def smallest_window(
@@ -230,7 +233,16 @@ def smallest_window(
             if not counts[k]:
                 del counts[k]
             left += 1
-    return best
+    if best is None:
+        return None
+    # A window that holds a named definition's name line cites the definition
+    # whole ("`save` serialises items": the method, not its `def` line).
+    a, b = best
+    names = {_norm(_last(t.text)) for t in query.names}
+    for d in index.files[path].symbols.definitions_in(a, b):
+        if _norm(d.name) in names and d.end_line - d.start_line < MAX_DEFINITION_LINES:
+            a, b = min(a, max(lo, d.start_line)), max(b, min(hi, d.end_line))
+    return a, b
 
 
 class Locator:
@@ -277,9 +289,9 @@ class Locator:
                     for cid in used:
                         candidates.setdefault(cid, "name")
                 for path, d in index.definitions_named(term.text):
-                    cid = index.chunk_at(path, d.name_line)
-                    if cid is not None:
-                        candidates[cid] = "definition"
+                    at = index.chunk_at(path, d.name_line)
+                    if at is not None:
+                        candidates[at] = "definition"
             else:
                 sets.append(set())
         scores = index.bm25_scores(query.words)
@@ -355,9 +367,7 @@ class Locator:
 
     # ------------------------------------------------------------------ candidates
 
-    def acceptable(
-        self, verdict: Verdict, query: ClaimQuery, floor: float, judge: bool
-    ) -> bool:
+    def acceptable(self, verdict: Verdict, query: ClaimQuery, floor: float, judge: bool) -> bool:
         """Rules say supports; or they leave it open with every named term found (see module)."""
         if verdict.verdict == "supports":
             return True

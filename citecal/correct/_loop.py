@@ -171,7 +171,11 @@ def correct_report(
 
     def evaluate(text: str) -> EvalResult:
         return evaluate_report(
-            text, store, config, judge=judge, no_judge_reason=no_judge_reason,
+            text,
+            store,
+            config,
+            judge=judge,
+            no_judge_reason=no_judge_reason,
             report_name=report_name,
         )
 
@@ -195,7 +199,9 @@ def correct_report(
                 continue
             ladder = [
                 s
-                for s in LADDERS.get(row.suggested_action or "fix_reference", LADDERS["fix_reference"])
+                for s in LADDERS.get(
+                    row.suggested_action or "fix_reference", LADDERS["fix_reference"]
+                )
                 if s != "rewrite" or rewriter is not None
             ]
             left = [s for s in ladder if s not in track.tried]
@@ -233,7 +239,7 @@ def correct_report(
                         strategy=classify_move(ex.citation, best.location, row.valid),
                         new=Location.of(best.location),
                         new_claim=None,
-                        evidence=_evidence(best, found),
+                        evidence={"claim": row.claim, **_evidence(best, found)},
                         verdict_before=_verdict_label(row),
                         verdict_after=best.verdict.verdict,
                         iteration=round_no,
@@ -252,7 +258,7 @@ def correct_report(
                         strategy="rewrite",
                         new=Location.of(ex.citation),
                         new_claim=proposal.claim,
-                        evidence=proposal.evidence,
+                        evidence={"claim": row.claim, **proposal.evidence},
                         verdict_before=_verdict_label(row),
                         verdict_after=proposal.verdict.verdict,
                         iteration=round_no,
@@ -262,8 +268,8 @@ def correct_report(
                 searched = track.located is not None or "locate" not in LADDERS.get(
                     row.suggested_action or "", ()
                 )
-                ignore = locator.index.ignored_names(ex.citation.file_path) if locator else (
-                    frozenset()
+                ignore = (
+                    locator.index.ignored_names(ex.citation.file_path) if locator else (frozenset())
                 )
                 evidence = row.valid and has_evidence(
                     row.claim, row.cited_code or "", row.matched_terms, ignore
@@ -284,6 +290,7 @@ def correct_report(
                         new=None,
                         new_claim=None,
                         evidence={
+                            "claim": row.claim,
                             "reasoning": "nothing in the repository verifies the claim; "
                             "the claim is left uncited",
                             "error": row.error,
@@ -315,7 +322,7 @@ def correct_report(
         before=before.summary,
         after=current.summary,
         changed=text != report_text,
-        warnings=list(dict.fromkeys(before.warnings + current.warnings)),
+        warnings=list(current.warnings),
     )
     return CorrectionRun(output, report_text, text, before, current)
 

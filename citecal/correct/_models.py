@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from citecal.models import SCHEMA_VERSION, Citation, Summary
+from citecal.models import Citation, Summary
 
 Strategy = Literal["relocate", "expand", "shrink", "rewrite", "remove"]
 """How a failed citation was repaired (seed §15.4)."""
@@ -65,10 +65,15 @@ class Correction(_Model):
     iteration: int = Field(description="Correction round that made the change (1-based).")
 
 
+def correction_claim(c: Correction) -> str:
+    """The claim a correction's citation backed (kept in its evidence)."""
+    return str(c.evidence.get("claim", ""))
+
+
 class CorrectionsFile(_Model):
     """The corrections file written by ``citecal correct --corrections FILE`` (schema_version 1)."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1] = 1
     report: str
     iterations: int
     corrections: list[Correction]
@@ -88,7 +93,7 @@ class Remaining(_Model):
 class CorrectionOutput(_Model):
     """``citecal correct --format json``: the corrections file plus what is left and the figures."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1] = 1
     report: str
     iterations: int
     corrections: list[Correction]
@@ -115,4 +120,5 @@ __all__ = [
     "Location",
     "Remaining",
     "Strategy",
+    "correction_claim",
 ]

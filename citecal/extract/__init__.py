@@ -7,7 +7,12 @@ building blocks, public because other stages (and notebooks) reuse them.
 """
 
 from citecal.extract._citations import parse_citation_group
-from citecal.extract._claims import count_words, extract_citations, find_claims
+from citecal.extract._claims import (
+    count_words,
+    extract_citations,
+    find_claims,
+    sentence_spans,
+)
 from citecal.extract._coverage import coverage
 from citecal.extract._markdown import mask_code
 from citecal.extract._sentences import ABBREVIATIONS, sentence_blocks, split_sentences
@@ -21,5 +26,6 @@ __all__ = [
     "mask_code",
     "parse_citation_group",
     "sentence_blocks",
+    "sentence_spans",
     "split_sentences",
 ]

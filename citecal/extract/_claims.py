@@ -79,6 +79,7 @@ class _Sentence(NamedTuple):
     paragraph_index: int
     position: int
     cited: bool
+    end: int = -1  # offset just past the sentence (its citations included)
 
 
 def _clean(piece: str, quoted: bool, row: bool, html: bool = False) -> str:
@@ -245,7 +246,9 @@ def _build(text: str) -> _Extraction:
             section, last_claim, last_index = full, "", -1
         if block.claimable:
             sentences.append(
-                _Sentence(full, claim, section, block.paragraph_index, start, bool(unit.groups))
+                _Sentence(
+                    full, claim, section, block.paragraph_index, start, bool(unit.groups), end
+                )
             )
         here = len(sentences) - 1 if block.claimable else -1
         if not unit.groups:
@@ -399,6 +402,16 @@ def extract_citations(text: str) -> list[ExtractedCitation]:
     their written order. Never raises on any string.
     """
     return list(_extract(text).citations)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the claimable sentences of a report, in order.
+
+    ``start`` is where the sentence's text begins (after list and quote
+    markers), ``end`` just past it, citations included. The correction loop
+    rewrites a claim in place with these (README "`citecal correct`").
+    """
+    return [(s.position, s.end) for s in _extract(text).sentences]
 
 
 def _has_words(text: str, n: int) -> bool:

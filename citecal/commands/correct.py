@@ -1,0 +1,200 @@
+"""``citecal correct``: repair the failed citations of a report (seed §15)."""
+
+from __future__ import annotations
+
+import codecs
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from citecal._io import atomic_write_text, check_output, read_text_file
+from citecal.commands._options import output_options
+from citecal.config import load_config
+
+
+def read_report(path: Path) -> tuple[str, str]:
+    """The report's text and the BOM it started with ("" if none), so output keeps it."""
+    text = read_text_file(path, "report")
+    with path.open("rb") as fh:
+        bom = codecs.BOM_UTF8.decode("utf-8") if fh.read(3) == codecs.BOM_UTF8 else ""
+    return text, bom
+
+
+def run_correct(
+    *,
+    report: Path,
+    repo: Path,
+    rev: str | None,
+    fmt: str,
+    output: Path | None,
+    corrections_path: Path | None,
+    max_iterations: int,
+    no_llm: bool,
+    dry_run: bool,
+    config_file: Path | None,
+    prompt: str | None,
+    model: str | None,
+    no_cache: bool,
+    strict: bool = False,
+) -> None:
+    """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation)."""
+    from citecal.commands.eval import build_judge_or_reason
+    from citecal.correct import correct_report, unified_diff
+    from citecal.correct._render import render_markdown, render_table, summary_line
+    from citecal.correct._rewrite import build_rewriter
+    from citecal.errors import InputError
+    from citecal.source import open_store
+
+    if max_iterations < 1:
+        raise InputError("--max-iterations must be at least 1")
+    for target in (output, corrections_path):
+        check_output(target)  # a bad path fails now, before any work
+    if output is not None and corrections_path is not None and output == corrections_path:
+        raise InputError("--output and --corrections name the same file")
+    text, bom = read_report(report)
+    overrides: dict[str, dict[str, Any]] = {"judge": {}}
+    if prompt:
+        overrides["judge"]["prompt"] = prompt
+    repo_dir = repo if repo.is_dir() else None
+    config = load_config(repo_dir, config_file, overrides)
+    judge, reason = (
+        (None, "--no-llm") if no_llm else build_judge_or_reason(config, prompt, model, no_cache)
+    )
+    rewriter = build_rewriter(config, judge, model) if judge is not None else None
+    try:
+        with open_store(repo, rev, config.validation) as store:
+            run = correct_report(
+                text,
+                store,
+                config,
+                judge=judge,
+                no_judge_reason=reason,
+                rewriter=rewriter,
+                max_iterations=max_iterations,
+                report_name=str(report),
+            )
+    finally:
+        if judge is not None:
+            judge.close()
+    out = run.output
+    if out.iterations == 0:
+        total = run.before.summary.total_citations
+        click.echo(
+            f"nothing to fix: none of the {total} citation(s) in {report} failed; nothing written"
+        )
+        return
+    diff = unified_diff(bom + run.original, bom + run.corrected, str(report))
+    if fmt == "json":
+        click.echo(out.model_dump_json(indent=2))
+    elif fmt == "markdown":
+        click.echo(render_markdown(out, diff), nl=False)
+    else:
+        click.echo(render_table(out, diff), nl=False)
+    if dry_run:
+        click.echo(f"dry run: {summary_line(out)}; nothing written", err=True)
+    else:
+        if corrections_path is not None:
+            atomic_write_text(
+                corrections_path, out.corrections_file().model_dump_json(indent=2) + "\n"
+            )
+            click.echo(f"wrote {corrections_path}", err=True)
+        if output is not None:
+            atomic_write_text(output, bom + run.corrected)
+            click.echo(f"wrote {output}", err=True)
+        elif run.changed:
+            click.echo("the corrected report was not saved: pass --output FILE", err=True)
+    if strict and out.remaining:
+        click.echo(f"strict: {len(out.remaining)} citation(s) still fail", err=True)
+        sys.exit(1)
+
+
+@click.command("correct")
+@click.argument("report", type=click.Path(path_type=Path))
+@click.option(
+    "--repo",
+    type=click.Path(path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Repository the report cites (a directory, or a git repository with --rev).",
+)
+@click.option("--rev", default=None, help="Read files at this git revision (no checkout).")
+@output_options(("table", "json", "markdown"))
+@click.option(
+    "--corrections",
+    "corrections_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the corrections file (JSON, schema_version 1) for review or `citecal push`.",
+)
+@click.option(
+    "--max-iterations",
+    type=int,
+    default=3,
+    show_default=True,
+    help="Correction rounds at most (seed §15.6).",
+)
+@click.option("--no-llm", is_flag=True, help="No LLM: relocate, expand/shrink and remove only.")
+@click.option("--dry-run", is_flag=True, help="Show the corrections and the diff; write nothing.")
+@click.option("--strict", is_flag=True, help="Exit 1 when failed citations remain.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="TOML settings file (default: [tool.citecal] / citecal.toml in the repo).",
+)
+@click.option("--prompt", default=None, help="Judge prompt version (v1, …) or prompt file.")
+@click.option("--model", default=None, help="Judge and rewrite model (default: judge.judge_model).")
+@click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
+def correct_command(
+    report: Path,
+    repo: Path,
+    rev: str | None,
+    fmt: str,
+    output: Path | None,
+    corrections_path: Path | None,
+    max_iterations: int,
+    no_llm: bool,
+    dry_run: bool,
+    strict: bool,
+    config_file: Path | None,
+    prompt: str | None,
+    model: str | None,
+    no_cache: bool,
+) -> None:
+    """Repair the failed citations of REPORT and show what changed.
+
+    Each round evaluates the report as `citecal eval` does and gives every failed
+    citation its next strategy: relocate / expand / shrink (a place the verifier
+    accepts), rewrite the claim (LLM, re-judged), remove the citation (nothing
+    supports the claim). Citations that do not fail are never touched; the
+    corrected report is byte-identical to REPORT elsewhere.
+
+    \b
+    Exit codes: 0 done (also when nothing needed fixing); 1 with --strict when
+    failed citations remain; 2 bad input.
+
+    \b
+    Examples:
+      citecal correct report.md --repo . --no-llm -o fixed.md --corrections fixes.json
+      citecal correct report.md --repo ~/src/project --rev v1.2.0 --dry-run
+      citecal correct report.md --repo . -f markdown > corrections.md
+    """
+    run_correct(
+        report=report,
+        repo=repo,
+        rev=rev,
+        fmt=fmt,
+        output=output,
+        corrections_path=corrections_path,
+        max_iterations=max_iterations,
+        no_llm=no_llm,
+        dry_run=dry_run,
+        config_file=config_file,
+        prompt=prompt,
+        model=model,
+        no_cache=no_cache,
+        strict=strict,
+    )

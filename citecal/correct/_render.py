@@ -1,0 +1,99 @@
+"""``citecal correct`` output: a terminal table with the diff, Markdown, or JSON."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from citecal.correct._models import Correction, CorrectionOutput, correction_claim
+
+
+def _new(c: Correction) -> str:
+    if c.strategy == "remove":
+        return "(removed: claim left uncited)"
+    if c.strategy == "rewrite":
+        return f"claim: {c.new_claim}"
+    return str(c.new) if c.new is not None else ""
+
+
+def summary_line(out: CorrectionOutput) -> str:
+    """One line: how many citations failed before and after, and what was done."""
+    by: dict[str, int] = {}
+    for c in out.corrections:
+        by[c.strategy] = by.get(c.strategy, 0) + 1
+    done = ", ".join(f"{n} {s}" for s, n in sorted(by.items())) or "no change"
+    return (
+        f"{len(out.corrections)} correction(s) in {out.iterations} round(s): {done}; "
+        f"{len(out.remaining)} failed citation(s) left"
+    )
+
+
+def render_table(out: CorrectionOutput, diff: str, width: int = 140) -> str:
+    """Corrections, what is left, and the unified diff, as plain text for a terminal or log."""
+    console = Console(record=True, width=width, file=io.StringIO())
+    console.print(f"citecal correct · {out.report}")
+    console.print(summary_line(out))
+    if out.corrections:
+        table = Table(title="Corrections", title_justify="left")
+        for col in ("round", "strategy", "citation", "new", "verdict", "claim"):
+            table.add_column(col, overflow="fold")
+        for c in out.corrections:
+            table.add_row(
+                str(c.iteration),
+                c.strategy,
+                Text(str(c.original)),
+                Text(_new(c)),
+                f"{c.verdict_before} → {c.verdict_after or '—'}",
+                Text(correction_claim(c)),
+            )
+        console.print(table)
+    if out.remaining:
+        table = Table(title="Still failing", title_justify="left")
+        for col in ("citation", "failure", "why not corrected", "claim"):
+            table.add_column(col, overflow="fold")
+        for r in out.remaining:
+            table.add_row(Text(r.citation), r.failure_type or "", Text(r.reason), Text(r.claim))
+        console.print(table)
+    text = console.export_text()
+    if diff:
+        text += "\n" + diff
+    for w in out.warnings:
+        text += f"warning: {w}\n"
+    return text
+
+
+def render_markdown(out: CorrectionOutput, diff: str) -> str:
+    """The same as a Markdown document (a pull-request comment), the diff in a fenced block."""
+    lines = [f"## citecal correct · `{out.report}`", "", summary_line(out), ""]
+    if out.corrections:
+        lines += [
+            "| round | strategy | citation | new | verdict |",
+            "|---:|---|---|---|---|",
+        ]
+        for c in out.corrections:
+            new = _new(c).replace("|", "\\|")
+            lines.append(
+                f"| {c.iteration} | {c.strategy} | `{c.original}` | {new} | "
+                f"{c.verdict_before} → {c.verdict_after or '—'} |"
+            )
+        lines.append("")
+    if out.remaining:
+        lines += [
+            "### Still failing",
+            "",
+            "| citation | failure | why not corrected |",
+            "|---|---|---|",
+        ]
+        for r in out.remaining:
+            lines.append(f"| `{r.citation}` | {r.failure_type or ''} | {r.reason} |")
+        lines.append("")
+    if diff:
+        fence = "````" if "```" in diff else "```"
+        lines += [f"{fence}diff", diff.rstrip("\n"), fence, ""]
+    return "\n".join(lines)
+
+
+__all__ = ["render_markdown", "render_table", "summary_line"]
