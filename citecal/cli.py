@@ -61,6 +61,7 @@ from citecal.commands.eval import eval_command  # noqa: E402
 from citecal.commands.eval_batch import eval_batch_command  # noqa: E402
 from citecal.commands.pull import pull_command  # noqa: E402
 from citecal.commands.push import push_command  # noqa: E402
+from citecal.commands.rebase import rebase_command  # noqa: E402
 from citecal.commands.rejudge import rejudge_command  # noqa: E402
 from citecal.commands.validate import validate_command  # noqa: E402
 
@@ -73,6 +74,7 @@ cli.add_command(eval_command)
 cli.add_command(eval_batch_command)
 cli.add_command(pull_command)
 cli.add_command(push_command)
+cli.add_command(rebase_command)
 cli.add_command(rejudge_command)
 cli.add_command(validate_command)
 

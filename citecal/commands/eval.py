@@ -277,6 +277,12 @@ def eval_command(
     finally:
         if judge is not None:
             judge.close()
+    if rev is not None:  # README "`citecal rebase`": a report that records its revision
+        from citecal.correct import stale_citation_warning
+
+        stale = stale_citation_warning(result, report_text, repo, rev)
+        if stale is not None:
+            result = result.model_copy(update={"warnings": [*result.warnings, stale]})
     if gate:
         from citecal.answers import eval_gate
 

@@ -26,10 +26,19 @@ from citecal.correct._models import (
     Remaining,
     Strategy,
 )
+from citecal.correct._rebase import (
+    OUTCOMES,
+    RebasedCitation,
+    RebaseResult,
+    RebaseRun,
+    rebase_report,
+)
+from citecal.correct._revision import report_revision, set_report_revision, stale_citation_warning
 
 __all__ = [
     "DEFAULT_MAX_ITERATIONS",
     "LADDERS",
+    "OUTCOMES",
     "STRATEGIES",
     "Chunk",
     "ClaimQuery",
@@ -41,6 +50,9 @@ __all__ = [
     "Found",
     "Location",
     "Locator",
+    "RebaseResult",
+    "RebaseRun",
+    "RebasedCitation",
     "Remaining",
     "RepoIndex",
     "Strategy",
@@ -50,5 +62,9 @@ __all__ = [
     "correct_report",
     "editable",
     "path_role",
+    "rebase_report",
+    "report_revision",
+    "set_report_revision",
+    "stale_citation_warning",
     "unified_diff",
 ]
