@@ -49,6 +49,8 @@ BM25_CANDIDATES = 30
 CHECKED_CHUNKS = 10
 NEAR_LINES = 30
 MAX_DEFINITION_LINES = 80
+MIN_LITERAL = 6
+"""A quoted string or code expression this long is specific enough to place a claim by."""
 
 JudgeCheck = Callable[[str, Sequence[tuple[Citation, str, Verdict]]], list[Verdict | None]]
 """Asks the judge about (location, cited code, rule verdict) candidates of one claim."""
@@ -98,15 +100,25 @@ class ClaimQuery:
     names: tuple[ClaimTerm, ...]
     """Code names the verifier requires (not negated, not the project's own name)."""
     strong: tuple[ClaimTerm, ...]
-    """Names plus quoted strings, numbers and code expressions."""
+    """Every code name (negated ones too), quoted strings, numbers and code expressions."""
     words: tuple[str, ...]
     """BM25 words of the whole claim."""
     raising: bool = False
     """The claim says something raises, throws or fails with an error."""
 
     @property
+    def locators(self) -> tuple[ClaimTerm, ...]:
+        """Every code name the claim gives, negated ones included."""
+        return tuple(t for t in self.strong if is_name(t))
+
+    @property
     def weight(self) -> float:
         return sum(_WEIGHT[t.kind] for t in self.strong) or 1.0
+
+
+def is_name(term: ClaimTerm) -> bool:
+    """A code name (a code span or identifier shaped like one), not an expression."""
+    return term.kind in ("code_span", "identifier") and _NAME_RE.fullmatch(term.text) is not None
 
 
 def claim_query(claim: str, ignore: frozenset[str] = frozenset()) -> ClaimQuery:
@@ -119,13 +131,12 @@ def claim_query(claim: str, ignore: frozenset[str] = frozenset()) -> ClaimQuery:
             continue
         text = term.text
         low = text.lower()
-        if low in parse.negated:
-            continue
         is_name = term.kind in ("code_span", "identifier") and _NAME_RE.fullmatch(text)
         if is_name:
             if {low, _last(low)} & ignore or low in LANGUAGE_LITERALS or len(_last(text)) < 2:
                 continue
-            names.append(term)
+            if low not in parse.negated:  # a name after "not" still says where to look
+                names.append(term)
         strong.append(term)
     words = query_words(" ".join(t.text for t in parse.terms))
     raising = _RAISING.search(claim) is not None
@@ -210,7 +221,7 @@ def smallest_window(
     events: list[tuple[int, int]] = []
     colours = 0
     for k, term in enumerate(query.strong):
-        if term in query.names and _norm(_last(term.text)) in covered:
+        if is_name(term) and _norm(_last(term.text)) in covered:
             continue
         lines = _term_lines(index, path, term, lo, hi)
         if lines:
@@ -238,7 +249,7 @@ def smallest_window(
     # A window that holds a named definition's name line cites the definition
     # whole ("`save` serialises items": the method, not its `def` line).
     a, b = best
-    names = {_norm(_last(t.text)) for t in query.names}
+    names = {_norm(_last(t.text)) for t in query.locators}
     for d in index.files[path].symbols.definitions_in(a, b):
         if _norm(d.name) in names and d.end_line - d.start_line < MAX_DEFINITION_LINES:
             a, b = min(a, max(lo, d.start_line)), max(b, min(hi, d.end_line))
@@ -282,7 +293,7 @@ class Locator:
         sets: list[set[int]] = []
         candidates: dict[int, str] = {}
         for term in query.strong:
-            if term in query.names:
+            if is_name(term):
                 used = index.chunks_using(term.text)
                 sets.append(used)
                 if len(used) <= MAX_POSTINGS:
@@ -311,10 +322,10 @@ class Locator:
         orig_base = orig_file.rsplit("/", 1)[-1].lower() if orig_file else None
         orig_role = path_role(orig_file) if orig_file else "source"
         roles: dict[str, float] = {}
-        name_norms = {_norm(_last(t.text)) for t in query.names}
+        name_norms = {_norm(_last(t.text)) for t in query.locators}
         # The first name a claim gives is usually what it is about ("`getAdapter` throws
         # `AxiosError`"): its definition is the likely place, the others' much less so.
-        subject = _norm(_last(query.names[0].text)) if query.names else None
+        subject = _norm(_last(query.locators[0].text)) if query.locators else None
         raising = query.raising
         ranked: list[_Ranked] = []
         weight = query.weight
@@ -324,14 +335,14 @@ class Locator:
             enclosing: set[str] | None = None
             got = 0.0
             for k, term in enumerate(query.strong):
-                hit = cid in sets[k] if term in query.names else False
-                if not hit and term in query.names:
+                hit = cid in sets[k] if is_name(term) else False
+                if not hit and is_name(term):
                     if enclosing is None:
                         enclosing = _enclosing_names(
                             index, chunk.path, chunk.start_line, chunk.end_line
                         )
                     hit = _norm(_last(term.text)) in enclosing
-                if not hit and term not in query.names:
+                if not hit and not is_name(term):
                     hit = bool(
                         _term_lines(index, chunk.path, term, chunk.start_line, chunk.end_line)
                     )
@@ -377,7 +388,11 @@ class Locator:
         if any(t.text.lower() in missing for t in query.names):
             return False
         if not judge and not query.names:
-            return False  # no named code: rules cannot place the claim, nor can we
+            # No named code: only a distinctive literal the claim quotes (`X-Forwarded-For`,
+            # `b"itsdangerous"`), found there with every other strong term, places it.
+            literal = [t for t in query.strong if not is_name(t) and len(t.text) >= MIN_LITERAL]
+            if not literal or any(t.text.lower() in missing for t in query.strong):
+                return False
         return (verdict.score or 0.0) >= floor
 
     def locate(
@@ -399,10 +414,9 @@ class Locator:
             judge: with a judge, candidates rules leave open are asked (top 3).
         """
         index = self.index
-        ignore = index.project
-        if original is not None:
-            ignore = index.ignored_names(original.file_path)
-        query = claim_query(claim, ignore)
+        # Only the project's own name says nothing about where: the original file's
+        # name (which verification ignores there) is the best clue of all elsewhere.
+        query = claim_query(claim, index.project)
         if not query.strong and judge is None:
             return [], []
         checked: list[Found] = []
