@@ -25,11 +25,10 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_throughput import TEMPLATES  # noqa: E402
+from eval_throughput import TEMPLATES
 
 CLAIM = "The `{f}` method of `{C}` raises an error when the value exceeds the limit"
 
@@ -56,7 +55,7 @@ def generate(root: Path, n_files: int, n_citations: int, seed: int = 11) -> Path
     lines = ["# Synthetic report", ""]
     for n in range(n_citations):
         rel, count, symbols = rng.choice(files)
-        cls, fn, start = rng.choice(symbols)
+        cls, fn, _ = rng.choice(symbols)
         if n % 4 == 3:  # past the end of the right file
             cite = f"[{rel}:{count + 5}-{count + 12}]"
         else:  # another file
@@ -99,7 +98,7 @@ right = 0
 for c in out.corrections:
     name = c.evidence["claim"].split("`")[3]
     num = name.replace("Widget", "").split("x")[0]
-    right += c.new is not None and c.new.file_path.endswith(f"/mod_{num}." + c.new.file_path.rsplit(".", 1)[1])
+    right += c.new is not None and c.new.file_path.rsplit("/", 1)[1].startswith(f"mod_{num}.")
 print(elapsed, run.before.summary.total_citations, len(run.before.failed_citations),
       len(out.corrections), len(out.remaining), out.iterations, right)
 """

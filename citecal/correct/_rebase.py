@@ -255,7 +255,7 @@ class Rebaser:
         elsewhere = self._elsewhere(c, old_lines, skip=new_path)
         if elsewhere is not None:
             return "moved", elsewhere, "content"
-        ends = self._ends(hunks, c, new_path)
+        ends = self._ends(hunks, c, new_path, old_lines)
         if ends is not None:
             return "changed", ends, "ends"
         return "deleted", None, "the cited lines were removed"
@@ -271,6 +271,10 @@ class Rebaser:
         if not holding:
             return None
         target = holding[-1]
+        span = target.end_line - target.start_line + 1
+        covered = min(c.end_line, target.end_line) - max(c.start_line, target.start_line) + 1
+        if covered * 5 < span * 4:
+            return None  # a part of a definition: its own lines decide (``_ends``)
         new_index = build_symbol_index(new_text, language)
         same = [d for d in new_index.find_definition(target.name) if d.kind == target.kind]
         if not same:
@@ -310,11 +314,21 @@ class Rebaser:
         return None
 
     @staticmethod
-    def _ends(hunks: Sequence[_Hunk], c: Citation, new_path: str) -> Citation | None:
-        """The first and last cited lines that survive, mapped through the diff."""
-        lines = [(n, map_line(hunks, n)) for n in range(c.start_line, c.end_line + 1)]
-        kept = [m for _, m in lines if m is not None]
-        if not kept:
+    def _ends(
+        hunks: Sequence[_Hunk], c: Citation, new_path: str, old_lines: Sequence[str]
+    ) -> Citation | None:
+        """The first and last cited lines that survive, mapped through the diff.
+
+        None (deleted) unless at least half of the cited non-blank lines survive:
+        a citation whose lines are mostly gone cites code that is gone.
+        """
+        mapped = [
+            map_line(hunks, n)
+            for n, text in zip(range(c.start_line, c.end_line + 1), old_lines, strict=False)
+            if text.strip()
+        ]
+        kept = [m for m in mapped if m is not None]
+        if not kept or len(kept) * 2 < len(mapped):
             return None
         return Citation(new_path, min(kept), max(kept))
 

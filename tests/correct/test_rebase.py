@@ -20,6 +20,9 @@ V1 = {
     "pkg/old.py": 'def legacy():\n    return "old value"\n',
     "pkg/c.py": 'def doomed():\n    return "bye now"\n',
     "pkg/d.py": 'def first():\n    return "first one"\n\ndef second():\n    return "second one"\n',
+    "pkg/e.py": "def walk(items):\n    total = 0\n    for item in items:\n        total += item\n"
+    "    return total\n",
+    "pkg/f.py": "def run(a):\n    x = a + 1\n    y = x * 2\n    z = y - 3\n    return z\n",
 }
 # v2: a header pushes `alpha` down, `beta` is rewritten, `delta` is gone, `epsilon` is new;
 # old.py is renamed, c.py deleted; in d.py `second` moves above `first` (content anchor).
@@ -31,6 +34,8 @@ V2 = {
     "pkg/legacy.py": 'def legacy():\n    return "old value"\n',
     "pkg/d.py": 'def second():\n    return "second one"\n\n\n\ndef first():\n'
     '    return "first one"\n',
+    "pkg/e.py": "def walk(items):\n    total = 0\n    return total + sum(items)\n",
+    "pkg/f.py": "def run(a):\n    x = a + 1\n    y = x * 3\n    z = y - 3\n    return z\n",
 }
 REPORT = """# Report
 
@@ -43,6 +48,8 @@ REPORT = """# Report
 `doomed` says bye [pkg/c.py:1-2].
 `second` returns "second one" [pkg/d.py:4-5].
 `first` returns "first one" [pkg/d.py:1-2].
+`walk` adds the items in a loop [pkg/e.py:2-4].
+`run` computes `z` [pkg/f.py:2-4].
 """
 
 
@@ -84,12 +91,18 @@ def test_outcomes(history: Path) -> None:
         "[pkg/c.py:1-2]": ("deleted", None),
         "[pkg/d.py:4-5]": ("moved", "[pkg/d.py:1-2]"),
         "[pkg/d.py:1-2]": ("moved", "[pkg/d.py:6-7]"),
+        # the loop was replaced (one line of three is left): the lines cited inside `walk`
+        # are gone, not `walk`
+        "[pkg/e.py:2-4]": ("deleted", None),
+        # one of three lines rewritten inside `run`: the surviving ends carry the citation
+        "[pkg/f.py:2-4]": ("changed", "[pkg/f.py:2-4]"),
     }
     how = {c.citation: c.how for c in run.result.citations}
     assert how["[pkg/d.py:1-2]"] == "content"  # the hunk removed it; found again by its lines
-    changed = next(c for c in run.result.citations if c.outcome == "changed")
-    assert changed.how == "definition" and changed.verdict is not None
-    assert run.result.counts == {"unchanged": 1, "moved": 5, "changed": 1, "deleted": 2}
+    how = {c.citation: c.how for c in run.result.citations}
+    assert how["[pkg/a.py:6-8]"] == "definition" and how["[pkg/f.py:2-4]"] == "ends"
+    assert all(c.verdict is not None for c in run.result.citations if c.outcome == "changed")
+    assert run.result.counts == {"unchanged": 1, "moved": 5, "changed": 2, "deleted": 3}
     assert report_revision(run.rebased) == run.result.to_commit
     body = run.rebased.split("\n", 1)[1]
     assert body == (
@@ -119,7 +132,7 @@ def test_cli_writes_report_and_reads_the_revision_line(history: Path, tmp_path: 
     )  # fmt: skip
     assert r.exit_code == 0, r.output
     data = json.loads(r.output.split("\nwrote ")[0])
-    assert data["schema_version"] == 1 and data["counts"]["deleted"] == 2
+    assert data["schema_version"] == 1 and data["counts"]["deleted"] == 3
     # The rebased report records v2: rebasing it again to v2 changes nothing.
     r = CliRunner().invoke(cli, ["rebase", str(out), "--repo", str(history), "--to", "v2"])
     assert r.exit_code == 0, r.output
@@ -138,8 +151,10 @@ def test_eval_rev_warns_about_files_changed_since(history: Path, tmp_path: Path)
     )
     assert r.exit_code == 0
     warning = next(line for line in r.output.splitlines() if "changed since" in line)
-    assert "8 citation(s) cite files changed since the report's revision v1" in warning
-    assert warning.endswith("pkg/a.py (4), pkg/c.py (1), pkg/d.py (2), pkg/old.py (1)")
+    assert "10 citation(s) cite files changed since the report's revision v1" in warning
+    assert warning.endswith(
+        "pkg/a.py (4), pkg/c.py (1), pkg/d.py (2), pkg/e.py (1), pkg/f.py (1), pkg/old.py (1)"
+    )
     report.write_text(set_report_revision(REPORT, "v2"))
     r = CliRunner().invoke(
         cli, ["eval", str(report), "--repo", str(history), "--rev", "v2", "--no-llm", "-f", "json"]
