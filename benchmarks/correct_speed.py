@@ -31,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_throughput import TEMPLATES
 
 CLAIM = "The `{f}` method of `{C}` raises an error when the value exceeds the limit"
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
 
 
 def generate(root: Path, n_files: int, n_citations: int, seed: int = 11) -> Path:
@@ -45,7 +47,9 @@ def generate(root: Path, n_files: int, n_citations: int, seed: int = 11) -> Path
         path.parent.mkdir(parents=True, exist_ok=True)
         blocks, symbols, line = [], [], 1
         for b in range(rng.randint(4, 12)):
-            cls, fn = f"Widget{i}x{b}", f"check_{i}_{b}"
+            # names far apart (random letters): no two are within the verifier's fuzzy distance
+            cls = "Widget" + "".join(rng.choices(_UPPER, k=3)) + "".join(rng.choices(_LOWER, k=5))
+            fn = "check_" + "".join(rng.choices(_LOWER, k=8))
             block = TEMPLATES[ext].format(C=cls, f=fn, n=b)
             symbols.append((cls, fn, line))
             line += block.count("\n")
@@ -94,13 +98,13 @@ with open_store(repo) as store:
     run = correct_report(report.read_text(), store, Config(), no_judge_reason="--no-llm")
 elapsed = time.perf_counter() - t
 out = run.output
-right = 0
+right = removed = 0
 for c in out.corrections:
-    name = c.evidence["claim"].split("`")[3]
-    num = name.replace("Widget", "").split("x")[0]
-    right += c.new is not None and c.new.file_path.rsplit("/", 1)[1].startswith(f"mod_{num}.")
+    removed += c.new is None
+    fn = c.evidence["claim"].split("`")[1]
+    right += c.new is not None and f"{fn}(" in (repo / c.new.file_path).read_text()
 print(elapsed, run.before.summary.total_citations, len(run.before.failed_citations),
-      len(out.corrections), len(out.remaining), out.iterations, right)
+      len(out.corrections), len(out.remaining), out.iterations, right, removed)
 """
 
 NAIVE = r"""
@@ -112,13 +116,15 @@ paths = sorted(p for p in repo.rglob("*") if p.is_file())
 t = time.perf_counter()
 found = 0
 for fn, cls in claims:
-    for p in paths:  # read and scan every file for every citation
+    best, best_hits = None, 0
+    for p in paths:  # read and scan every file for every citation, keep the best
         text = p.read_text()
-        if fn in text and cls in text:
+        hits = (fn in text) + (cls in text)
+        if hits > best_hits:
             lines = text.split("\n")
-            hits = [i for i, line in enumerate(lines, 1) if fn in line]
-            found += bool(hits)
-            break
+            best = (p, [i for i, line in enumerate(lines, 1) if fn in line])
+            best_hits = hits
+    found += best is not None
 print(time.perf_counter() - t, len(claims), found)
 """
 
@@ -147,21 +153,27 @@ def main() -> int:
         fields = child(CORRECT, report, repo)
         naive_s, n_claims, naive_found = (float(x) for x in child(NAIVE, report, repo))
     correct_s = float(fields[0])
-    total, failed, corrections, remaining, iterations, right = (int(x) for x in fields[1:])
+    total, failed, corrections, remaining, iterations, right, removed = (int(x) for x in fields[1:])
     per_citecal = correct_s / max(1, failed)
     per_naive = naive_s / max(1, n_claims)
+    relocation_s = max(correct_s - index_s, 1e-9)  # the loop without building the index once
     print(f"repository: {int(n_files)} files indexed, {int(n_chunks)} chunks")
     print(f"index    : {index_s:.2f}s (target <= 5 s)")
     print(
         f"correct  : {failed} failing of {total} citations -> {corrections} corrections "
-        f"({right} to the right file), {remaining} left, {iterations} round(s) in "
+        f"({corrections - removed} relocated, {right} of them to the file defining the method; "
+        f"{removed} removed: the TypeScript template has no class of the claimed name), "
+        f"{remaining} left, {iterations} round(s) in "
         f"{correct_s:.2f}s = {per_citecal * 1000:.1f} ms/citation (target <= 20 s)"
     )
     print(
         f"naive    : full scan of every file per citation, {int(n_claims)} citations in "
         f"{naive_s:.2f}s = {per_naive * 1000:.1f} ms/citation ({int(naive_found)} found)"
     )
-    print(f"ratio    : naive / citecal per citation = {per_naive / per_citecal:.1f}x")
+    print(
+        f"ratio    : naive / citecal per citation = {per_naive / per_citecal:.1f}x "
+        f"({per_naive / (relocation_s / max(1, failed)):.1f}x once the index is built)"
+    )
     if args.json:
         print(json.dumps({"index_s": index_s, "correct_s": correct_s, "naive_s": naive_s}))
     return 0

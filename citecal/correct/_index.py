@@ -22,11 +22,13 @@ dictionary look-ups and one sparse BM25 scoring.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
 import bm25s
+from bm25s.tokenization import Tokenized
 import numpy as np
 import numpy.typing as npt
 
@@ -92,6 +94,14 @@ def token_words(token: str) -> tuple[str, ...]:
     return words
 
 
+def _terms_of(token: str) -> tuple[str, ...]:
+    """BM25 terms of one identifier: itself (lower-cased) when it has several words, its words."""
+    lower = token.lower()
+    words = token_words(token)
+    head = (lower,) if len(lower) > 1 and (len(words) != 1 or words[0] != lower) else ()
+    return head + words
+
+
 def query_words(text: str) -> list[str]:
     """The BM25 terms of a piece of text: each identifier whole and by its words."""
     out: list[str] = []
@@ -121,6 +131,7 @@ class RepoIndex:
         self.project: frozenset[str] = frozenset()
         self._bm25: bm25s.BM25 | None = None
         self._vocab: dict[str, int] = {}
+        self._token_ids: dict[str, tuple[int, ...]] = {}
         self.skipped: int = 0
 
     # ----------------------------------------------------------------- build
@@ -141,7 +152,7 @@ class RepoIndex:
         index = cls(store)
         listed = list(paths) if paths is not None else store.list_files()
         wanted = [p for p in listed if _parsable(p)]
-        corpus: list[list[str]] = []
+        corpus: list[list[int]] = []
         for n, path in enumerate(wanted, 1):
             try:
                 source = store.read(path)
@@ -162,11 +173,11 @@ class RepoIndex:
             )
         index.project = project_names(store)
         index._bm25 = bm25s.BM25()
-        index._bm25.index(corpus, show_progress=False)
+        index._bm25.index(Tokenized(ids=corpus, vocab=index._vocab), show_progress=False)
         index._vocab = dict(index._bm25.vocab_dict)
         return index
 
-    def _add_file(self, path: str, source: SourceFile, text: str, corpus: list[list[str]]) -> None:
+    def _add_file(self, path: str, source: SourceFile, text: str, corpus: list[list[int]]) -> None:
         symbols = build_symbol_index(text, source.language)
         entry = IndexedFile(source, symbols)
         self.files[path] = entry
@@ -175,29 +186,38 @@ class RepoIndex:
         for d in symbols.definitions:
             self.definitions.setdefault(d.name.lower(), []).append((path, d))
         lines = symbols.lines(1, symbols.line_count)
+        postings = self.postings
+        token_ids = self._token_ids
         for first, last, kind, name in code_line_pieces(lines, symbols, WINDOW_LINES):
             chunk_id = len(self.chunks)
             self.chunks.append(Chunk(path, first, last, kind, name))
             entry.chunk_ids.append(chunk_id)
-            words: list[str] = []
-            seen: set[str] = set()
-            for line in lines[first - 1 : last]:
-                for token in _TOKEN_RE.findall(line):
-                    lower = token.lower()
-                    parts = token_words(token)
-                    if lower not in seen:
-                        seen.add(lower)
-                        posting = self.postings.get(lower)
-                        if posting is None:
-                            self.postings[lower] = {chunk_id}
-                        else:
-                            posting.add(chunk_id)
-                    if len(lower) > 1 and (len(parts) != 1 or parts[0] != lower):
-                        words.append(lower)
-                    words.extend(parts)
+            counts = Counter(_TOKEN_RE.findall("\n".join(lines[first - 1 : last])))
             if name:
-                words.extend(token_words(name) * 2)  # a definition's name says what it is
-            corpus.append(words)
+                counts[name] += 2  # a definition's name says what it is
+            ids: list[int] = []
+            for token, count in counts.items():
+                term_ids = token_ids.get(token)
+                if term_ids is None:
+                    term_ids = token_ids[token] = self._term_ids(token)
+                ids.extend(term_ids * count)
+                lower = token.lower()
+                posting = postings.get(lower)
+                if posting is None:
+                    postings[lower] = {chunk_id}
+                else:
+                    posting.add(chunk_id)
+            corpus.append(ids)
+
+    def _term_ids(self, token: str) -> tuple[int, ...]:
+        vocab = self._vocab
+        out = []
+        for term in _terms_of(token):
+            tid = vocab.get(term)
+            if tid is None:
+                tid = vocab[term] = len(vocab)
+            out.append(tid)
+        return tuple(out)
 
     # ----------------------------------------------------------------- queries
 
