@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import bm25s
-from bm25s.tokenization import Tokenized
 import numpy as np
 import numpy.typing as npt
+from bm25s.tokenization import Tokenized
 
 from citecal.chunks import code_line_pieces
 from citecal.errors import InputError
