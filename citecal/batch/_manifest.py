@@ -20,10 +20,12 @@ import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from citecal.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REQUIRED = ("report", "repo")
 OPTIONAL = ("rev", "id")
@@ -72,6 +74,8 @@ def _resolve(base: Path, value: str) -> str:
 
 
 def _read(path: Path) -> pd.DataFrame:
+    import pandas as pd  # the driver's only: workers never read a manifest
+
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise InputError(

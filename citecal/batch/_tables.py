@@ -33,7 +33,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
@@ -281,6 +280,10 @@ class BatchOutput:
         keys = [k for k in self._keys(name) if k in committed]
         if not keys:
             return
+        # Imported here: pyarrow.dataset loads pandas (~40 MB), which workers,
+        # who only write parts, do not need (docs/scale.md, memory per worker).
+        import pyarrow.dataset as ds
+
         schema = SCHEMAS[name]
         owners, repeated = self._owners()
         paths = {str(self.part_path(name, k)): k for k in keys}

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citecal._io import read_text_file
 from citecal.batch._manifest import ManifestEntry
@@ -30,6 +30,9 @@ from citecal.config import Config, config_from_layers, repo_config_layers
 from citecal.errors import InputError
 from citecal.models import EvalResult, Summary
 from citecal.source import CachingStore, open_store
+
+if TYPE_CHECKING:
+    from citecal.verify.judge import Judge
 
 Layers = list[tuple[str, dict[str, Any]]]
 
@@ -210,11 +213,13 @@ def _evaluate(
     reports: list[dict[str, Any]],
 ) -> None:
     from citecal.pipeline import evaluate_report
-    from citecal.verify.judge import Judge, JudgeUnavailable, build_judge
 
     judge: Judge | None = None
     reason: str | None = "--no-llm"
     if not job.no_llm:
+        # Imported only when used: the judge brings the openai SDK (~18 MB per worker).
+        from citecal.verify.judge import JudgeUnavailable, build_judge
+
         try:
             judge = build_judge(
                 config.judge,
