@@ -96,11 +96,15 @@ def main() -> int:
                         new.citation(), want.file_path, want.start_line, want.end_line
                     )
                     cands = [] if corr is None else corr.evidence.get("candidates", [])  # type: ignore[attr-defined]
+                    listed = [x["citation"] for x in cands] or [
+                        c
+                        for r in run.output.remaining
+                        if r.position == position.get(label.key)
+                        for c in r.candidates
+                    ]
                     hit5 = any(
-                        overlaps(
-                            parse(x["citation"]), want.file_path, want.start_line, want.end_line
-                        )
-                        for x in cands[:5]
+                        overlaps(parse(x), want.file_path, want.start_line, want.end_line)
+                        for x in listed[:5]
                     )
                     c["e2e_top1"] += hit1
                     c["e2e_top5"] += hit5 or hit1

@@ -55,6 +55,9 @@ claims are about code people wrote, and parsing them would dominate the build.""
 WINDOW_LINES = 40
 """Code outside definitions is cut into windows of at most this many lines."""
 
+MAX_PARENT_LINES = 150
+"""A definition cut into several chunks gets one of its own up to this many lines."""
+
 _TOKEN_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
@@ -208,6 +211,41 @@ class RepoIndex:
                 else:
                     posting.add(chunk_id)
             corpus.append(ids)
+        self._add_parents(path, entry, symbols, lines, corpus)
+
+    def _add_parents(
+        self,
+        path: str,
+        entry: IndexedFile,
+        symbols: SymbolIndex,
+        lines: list[str],
+        corpus: list[list[int]],
+    ) -> None:
+        """Definitions cut into several chunks (a long method with inner classes) get a chunk
+        of their own too, so a claim about the whole of one finds it in one piece."""
+        have = {(self.chunks[c].start_line, self.chunks[c].end_line) for c in entry.chunk_ids}
+        for d in symbols.definitions:
+            size = d.end_line - d.start_line + 1
+            if size > MAX_PARENT_LINES or (d.start_line, d.end_line) in have:
+                continue
+            inside = [
+                c
+                for c in entry.chunk_ids
+                if d.start_line <= self.chunks[c].start_line <= d.end_line
+            ]
+            if len(inside) < 2:
+                continue
+            have.add((d.start_line, d.end_line))
+            chunk_id = len(self.chunks)
+            self.chunks.append(Chunk(path, d.start_line, d.end_line, "definition", d.name))
+            entry.chunk_ids.append(chunk_id)
+            ids: list[int] = []
+            for c in inside:
+                ids.extend(corpus[c])
+            corpus.append(ids)
+            text = "\n".join(lines[d.start_line - 1 : d.end_line])
+            for token in {t.lower() for t in _TOKEN_RE.findall(text)}:
+                self.postings.setdefault(token, set()).add(chunk_id)
 
     def _term_ids(self, token: str) -> tuple[int, ...]:
         vocab = self._vocab

@@ -49,6 +49,8 @@ BM25_CANDIDATES = 30
 CHECKED_CHUNKS = 10
 NEAR_LINES = 30
 MAX_DEFINITION_LINES = 80
+AMBIGUITY_MARGIN = 0.05
+"""Without a judge, a best place ranked less than this above the next is not chosen."""
 MIN_LITERAL = 6
 """A quoted string or code expression this long is specific enough to place a claim by."""
 
@@ -90,7 +92,10 @@ def _last(name: str) -> str:
 
 
 def _norm(name: str) -> str:
-    return name.lower().replace("_", "").replace("$", "")
+    """Case, ``_`` and ``$`` aside (``validateToken`` = ``validate_token``), but leading
+    underscores kept: ``__setProxy`` is an export of ``setProxy``, not the same name."""
+    body = name.lstrip("_")
+    return "_" * (len(name) - len(body)) + body.lower().replace("_", "").replace("$", "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +283,23 @@ class Locator:
             ignore_names=self.index.ignored_names(location.file_path),
         )
 
+    def _defined(self, location: Citation) -> set[str]:
+        """Normalised names of definitions in ``location`` or enclosing it."""
+        symbols = self.index.files[location.file_path].symbols
+        inside = {
+            _norm(d.name) for d in symbols.definitions_in(location.start_line, location.end_line)
+        }
+        return inside | _enclosing_names(
+            self.index, location.file_path, location.start_line, location.end_line
+        )
+
+    def _around(self, location: Citation, query: ClaimQuery) -> frozenset[str]:
+        """The claim's names that are definitions enclosing ``location``."""
+        held = _enclosing_names(
+            self.index, location.file_path, location.start_line, location.end_line
+        )
+        return frozenset(t.text for t in query.locators if _norm(_last(t.text)) in held)
+
     def cited_code(self, location: Citation) -> str:
         return self.index.files[location.file_path].source.lines(
             location.start_line, location.end_line
@@ -371,6 +393,8 @@ class Locator:
             if penalty is None:
                 role = path_role(chunk.path)
                 penalty = roles[chunk.path] = 0.0 if role == orig_role else _ROLE_PENALTY[role]
+            if penalty >= _ROLE_PENALTY["generated"]:
+                continue  # a bundle or type stub restates the source: never a new target
             score -= penalty
             ranked.append(_Ranked(cid, score, via, present))
         ranked.sort(key=lambda r: (-r.score, index.chunks[r.chunk].lines, r.chunk))
@@ -378,14 +402,26 @@ class Locator:
 
     # ------------------------------------------------------------------ candidates
 
-    def acceptable(self, verdict: Verdict, query: ClaimQuery, floor: float, judge: bool) -> bool:
-        """Rules say supports; or they leave it open with every named term found (see module)."""
+    def acceptable(
+        self,
+        verdict: Verdict,
+        query: ClaimQuery,
+        floor: float,
+        judge: bool,
+        around: frozenset[str] = frozenset(),
+    ) -> bool:
+        """Rules say supports; or they leave it open with every named term found (see module).
+
+        ``around``: the claim's names that are definitions enclosing the location; they
+        count as found, as in verification (README "Routing": the method around cited
+        lines), also when the rules decided from tokens alone and list them as missing.
+        """
         if verdict.verdict == "supports":
             return True
         if verdict.verdict != "unverified" or not query.strong:
             return False
         missing = {t.lower() for t in verdict.missing_terms}
-        if any(t.text.lower() in missing for t in query.names):
+        if any(t.text.lower() in missing for t in query.names if t.text not in around):
             return False
         if not judge and not query.names:
             # No named code: only a distinctive literal the claim quotes (`X-Forwarded-For`,
@@ -423,6 +459,17 @@ class Locator:
         accepted: list[Found] = []
         open_: list[Found] = []
         seen: set[tuple[str, int, int]] = set()
+        subject = _norm(_last(query.locators[0].text)) if query.locators else None
+        # Cited lines that define (or sit inside) the claim's subject stay with it, in its
+        # file: the range may be off, the place is not (another file that only declares or
+        # mentions the subject would cite something about it, not it).
+        keep_subject = (
+            subject is not None
+            and original is not None
+            and floor > 0
+            and original.file_path in index.files
+            and subject in self._defined(original)
+        )
         for r in self.rank(query, original):
             chunk = index.chunks[r.chunk]
             window = smallest_window(index, chunk.path, chunk.start_line, chunk.end_line, query)
@@ -437,7 +484,18 @@ class Locator:
                 if original is not None and location == original:
                     continue
                 verdict = self.verify_at(claim, location)
-                ok = self.acceptable(verdict, query, floor, judge is not None)
+                around = self._around(location, query)
+                ok = self.acceptable(verdict, query, floor, judge is not None, around)
+                if (
+                    ok
+                    and keep_subject
+                    and original is not None
+                    and (
+                        location.file_path != original.file_path
+                        or subject not in self._defined(location)
+                    )
+                ):
+                    ok = False
                 bonus = (verdict.score or 0.0) + (0.5 if verdict.verdict == "supports" else 0.0)
                 found = Found(location, verdict, r.score + bonus, ok, r.via)
                 checked.append(found)
@@ -456,6 +514,15 @@ class Locator:
                 if v is not None and v.verdict == "supports":
                     accepted.append(Found(f.location, v, f.rank + 0.5, True, f.via))
         accepted.sort(key=lambda f: (-f.rank, f.location.end_line - f.location.start_line))
+        if (
+            judge is None
+            and len(accepted) > 1
+            and accepted[0].rank - accepted[1].rank < AMBIGUITY_MARGIN
+            and not accepted[0].decided
+        ):
+            # Two places fit about equally well and nothing decides between them: the loop
+            # does not guess; they are listed for a person (README "`citecal correct`").
+            return [], accepted[:limit]
         return accepted[:limit], checked
 
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from citecal.config import Config
 from citecal.correct._edit import Edit, apply_edits, editable
 from citecal.correct._index import RepoIndex
-from citecal.correct._locate import Found, JudgeCheck, Locator, has_evidence
+from citecal.correct._locate import Found, JudgeCheck, Locator, claim_query, has_evidence
 from citecal.correct._models import Correction, CorrectionOutput, Location, Remaining, Strategy
 from citecal.errors import InputError
 from citecal.extract import extract_citations
@@ -68,6 +68,8 @@ class _Track:
     tried: list[Step] = field(default_factory=list)
     reason: str = ""
     located: list[Found] | None = None
+    ambiguous: bool = False
+    candidates: list[str] = field(default_factory=list)
     removed: bool = False
 
 
@@ -223,12 +225,18 @@ def correct_report(
                         judge_check = _judge_check(judge, config, index)
                 original = ex.citation if row.valid else None
                 floor = row.score if row.valid and row.score is not None else 0.0
-                found, _ = locator.locate(
+                found, checked = locator.locate(
                     row.claim, original or ex.citation, floor=floor, judge=judge_check
                 )
                 track.located = found
                 if not found:
-                    track.reason = "no place in the repository verifies the claim"
+                    if checked and all(f.accepted for f in checked):
+                        track.ambiguous = True
+                        track.candidates = [str(f.location) for f in checked[:5]]
+                        places = ", ".join(track.candidates[:3])
+                        track.reason = f"ambiguous: several places fit about equally: {places}"
+                    else:
+                        track.reason = "no place in the repository verifies the claim"
                     continue
                 best = found[0]
                 edits[i] = Edit("replace", best.location)
@@ -274,10 +282,16 @@ def correct_report(
                 evidence = row.valid and has_evidence(
                     row.claim, row.cited_code or "", row.matched_terms, ignore
                 )
-                if not searched or evidence:
+                blind = judge is None and not claim_query(row.claim, frozenset()).strong
+                if not searched or evidence or blind or track.ambiguous:
                     track.reason = (
-                        "the cited lines show some of the claim's code: left for review"
+                        track.reason
+                        if track.ambiguous
+                        else "the cited lines show some of the claim's code: left for review"
                         if evidence
+                        else "the claim names no code: without a judge nothing can be "
+                        "searched for it, so it is left for review"
+                        if blind
                         else "not searched"
                     )
                     continue
@@ -367,6 +381,7 @@ def _remaining(
                 failure_type=row.failure_type,
                 suggested_action=row.suggested_action,
                 reason=reason,
+                candidates=track.candidates,
             )
         )
     return out

@@ -88,6 +88,9 @@ class Remaining(_Model):
     failure_type: str | None
     suggested_action: str | None
     reason: str
+    candidates: list[str] = Field(
+        default_factory=list, description="Places that fit about equally (ambiguous), best first."
+    )
 
 
 class CorrectionOutput(_Model):

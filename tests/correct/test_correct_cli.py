@@ -25,9 +25,7 @@ def test_writes_report_and_corrections(shop: Path, shop_report: Path, tmp_path: 
     )  # fmt: skip
     assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
     assert "4 correction(s) in 2 round(s): 1 expand, 2 relocate, 1 remove" in r.output  # type: ignore[attr-defined]
-    assert (
-        "+The `compute_total` function multiplies by `TAX_RATE` [pkg/pricing.py:4-5]." in r.output
-    )  # type: ignore[attr-defined]
+    assert "+The `compute_total` function multiplies by `TAX_RATE` [pkg/pricing.py:5]." in r.output  # type: ignore[attr-defined]
     assert out.read_text().count("\n") == REPORT.count("\n")
     data = json.loads(fixes.read_text())
     assert data["schema_version"] == 1 and len(data["corrections"]) == 4

@@ -22,7 +22,7 @@ def _run(shop: Path, text: str = REPORT, **kw: object):  # type: ignore[no-untyp
 def test_each_strategy_and_the_corrected_text(shop: Path) -> None:
     run = _run(shop)
     by = {c.original.end_line: c for c in run.output.corrections}
-    assert by[11].strategy == "relocate" and str(by[11].new) == "[pkg/pricing.py:4-5]"
+    assert by[11].strategy == "relocate" and str(by[11].new) == "[pkg/pricing.py:5]"
     assert by[45].strategy == "relocate" and str(by[45].new) == "[pkg/cart.py:13-14]"
     assert by[9].strategy == "expand" and str(by[9].new) == "[pkg/cart.py:8-11]"
     assert by[5].strategy == "remove" and by[5].new is None and by[5].iteration == 2
@@ -30,7 +30,7 @@ def test_each_strategy_and_the_corrected_text(shop: Path) -> None:
     assert run.output.iterations == 2
     assert run.output.remaining == []
     assert run.output.uncited_claims == ["The `refund` helper calls `issue_refund`"]
-    assert run.corrected == REPORT.replace("[pkg/cart.py:8-11]", "[pkg/pricing.py:4-5]").replace(
+    assert run.corrected == REPORT.replace("[pkg/cart.py:8-11]", "[pkg/pricing.py:5]").replace(
         "[pkg/cart.py:40-45]", "[pkg/cart.py:13-14]"
     ).replace("[pkg/cart.py:8-9]", "[pkg/cart.py:8-11]").replace(" [pkg/refunds.py:1-5]", "")
     # every proposal was checked by the verifier at its new place
