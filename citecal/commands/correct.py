@@ -38,6 +38,7 @@ def run_correct(
     model: str | None,
     no_cache: bool,
     strict: bool = False,
+    semantic: bool = False,
 ) -> None:
     """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation)."""
     from citecal.commands.eval import build_judge_or_reason
@@ -74,6 +75,7 @@ def run_correct(
                 rewriter=rewriter,
                 max_iterations=max_iterations,
                 report_name=str(report),
+                semantic=semantic,
             )
     finally:
         if judge is not None:
@@ -139,6 +141,11 @@ def run_correct(
 @click.option("--dry-run", is_flag=True, help="Show the corrections and the diff; write nothing.")
 @click.option("--strict", is_flag=True, help="Exit 1 when failed citations remain.")
 @click.option(
+    "--semantic",
+    is_flag=True,
+    help="Also rank verified places with an offline embedding model (citecal[semantic]).",
+)
+@click.option(
     "--config",
     "config_file",
     type=click.Path(path_type=Path),
@@ -159,6 +166,7 @@ def correct_command(
     no_llm: bool,
     dry_run: bool,
     strict: bool,
+    semantic: bool,
     config_file: Path | None,
     prompt: str | None,
     model: str | None,
@@ -197,4 +205,5 @@ def correct_command(
         model=model,
         no_cache=no_cache,
         strict=strict,
+        semantic=semantic,
     )

@@ -33,6 +33,7 @@ import numpy as np
 
 from citecal.config import Config
 from citecal.correct._index import RepoIndex, query_words, token_words
+from citecal.correct._semantic import SemanticRanker, fuse
 from citecal.models import Citation, Verdict
 from citecal.verify import parse_claim, verify_extractive
 from citecal.verify._extractive import LANGUAGE_LITERALS
@@ -264,9 +265,12 @@ def smallest_window(
 class Locator:
     """Finds and verifies candidate locations for failed citations in one repository."""
 
-    def __init__(self, index: RepoIndex, config: Config) -> None:
+    def __init__(
+        self, index: RepoIndex, config: Config, semantic: SemanticRanker | None = None
+    ) -> None:
         self.index = index
         self.config = config
+        self.semantic = semantic
 
     def verify_at(self, claim: str, location: Citation) -> Verdict:
         """The rules' verdict for ``claim`` at ``location`` (as ``citecal eval`` decides it)."""
@@ -282,6 +286,14 @@ class Locator:
             entry.source.lines,
             ignore_names=self.index.ignored_names(location.file_path),
         )
+
+    def _fused(self, claim: str, found: list[Found]) -> list[Found]:
+        """``found`` re-ordered by the fusion of its lexical ranks and semantic similarity."""
+        assert self.semantic is not None
+        sims = self.semantic.similarities(claim, [self.cited_code(f.location) for f in found])
+        fused = fuse([f.rank for f in found], sims)
+        order = sorted(range(len(found)), key=lambda i: -fused[i])
+        return [found[i] for i in order]
 
     def _defined(self, location: Citation) -> set[str]:
         """Normalised names of definitions in ``location`` or enclosing it."""
@@ -514,10 +526,13 @@ class Locator:
                 if v is not None and v.verdict == "supports":
                     accepted.append(Found(f.location, v, f.rank + 0.5, True, f.via))
         accepted.sort(key=lambda f: (-f.rank, f.location.end_line - f.location.start_line))
+        lexical_gap = accepted[0].rank - accepted[1].rank if len(accepted) > 1 else None
+        if self.semantic is not None and len(accepted) > 1:
+            accepted = self._fused(claim, accepted)
         if (
             judge is None
-            and len(accepted) > 1
-            and accepted[0].rank - accepted[1].rank < AMBIGUITY_MARGIN
+            and lexical_gap is not None
+            and lexical_gap < AMBIGUITY_MARGIN
             and not accepted[0].decided
         ):
             # Two places fit about equally well and nothing decides between them: the loop

