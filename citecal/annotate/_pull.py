@@ -27,6 +27,7 @@ from citecal._io import atomic_path
 from citecal.annotate._client import argilla_errors, connect, get_dataset
 from citecal.annotate._settings import AnnotationSpec
 from citecal.config import ArgillaConfig
+from citecal.correct._annotate import correction_columns
 from citecal.errors import InputError
 from citecal.models import ANNOTATION_COLUMNS, AnnotationRow
 
@@ -48,8 +49,11 @@ EXTRA_COLUMNS: tuple[str, ...] = (
     "response_inserted_at",
     "dataset",
     "workspace",
+    "correction_strategy",
+    "correction_suggested",
 )
-"""Columns after :data:`ANNOTATION_COLUMNS`, in order."""
+"""Columns after :data:`ANNOTATION_COLUMNS`, in order. The last two carry a proposal
+of ``citecal push --corrections`` (README "`citecal correct`"), else null."""
 
 TABLE_COLUMNS: tuple[str, ...] = ANNOTATION_COLUMNS + EXTRA_COLUMNS
 
@@ -194,6 +198,7 @@ def annotation_rows(
                 "response_inserted_at": parse_timestamp(response["inserted_at"]).isoformat(),
                 "dataset": dataset,
                 "workspace": workspace,
+                **correction_columns(record.get("metadata") or {}),
             }
             try:
                 AnnotationRow.model_validate(row)

@@ -15,7 +15,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ from citecal.annotate._settings import (
     to_settings,
 )
 from citecal.config import ArgillaConfig
+from citecal.correct._models import CorrectionsFile
 from citecal.errors import ServiceError, StoreError
 from citecal.models import CitationResult, EvalResult
 from citecal.source import CachingStore, SourceFileError, open_store
@@ -81,6 +82,8 @@ class PushSummary:
     upload_seconds: float = 0.0
     skipped_reasons: tuple[tuple[str, str], ...] = ()
     failures: tuple[str, ...] = field(default=())
+    corrections_offered: int = 0
+    """Proposed corrections offered as suggestions (``--corrections``)."""
 
     @property
     def pushed(self) -> int:
@@ -364,11 +367,14 @@ def push_evaluation(
     batch_size: int | None = None,
     client: rg.Argilla | None = None,
     progress: Callable[[int], Progress] | None = None,
+    corrections: CorrectionsFile | None = None,
 ) -> PushSummary:
     """Push the valid citations of ``result`` to dataset ``dataset_name``.
 
     ``progress``, when given, is called once with the number of records to
     send and returns the callback that receives each finished batch's size.
+    ``corrections`` (``citecal correct --corrections``) are offered as the
+    suggestion of the correction question (README "`citecal correct`").
     """
     t0 = time.perf_counter()
     valid = [c for c in result.citations if c.valid]
@@ -378,7 +384,12 @@ def push_evaluation(
         built = build_records(
             result, spec, citations=invalid + chosen, blind=blind, read_code=read_code
         )
-    return _upload(
+    offered = 0
+    if corrections is not None:
+        from citecal.correct._annotate import offer_corrections
+
+        built, offered = offer_corrections(built, result, corrections, spec)
+    summary = _upload(
         built,
         spec,
         config,
@@ -390,6 +401,7 @@ def push_evaluation(
         left_out=len(valid) - len(chosen),
         t0=t0,
     )
+    return replace(summary, corrections_offered=offered)
 
 
 def push_batch(

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from citecal.correct._acceptance import StrategyAcceptance
 from citecal.models import SCHEMA_VERSION
 
 DisagreementType = Literal["false_positive", "false_negative"]
@@ -198,6 +199,10 @@ class CalibrationReport(_Model):
         default_factory=dict, description="Disagreement counts per category."
     )
     compare: Comparison | None = None
+    corrections: dict[str, StrategyAcceptance] | None = Field(
+        None,
+        description="Acceptance of corrections proposed by `citecal correct`, by strategy.",
+    )
     settings: dict[str, float | int | None] = Field(
         default_factory=dict, description="Threshold, margin, resamples and seed used."
     )

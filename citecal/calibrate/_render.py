@@ -168,6 +168,13 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
                 escape(f"{_shorten(item.claim, 110)} {item.citation or ''}"),
             )
         console.print(d)
+    if report.corrections:
+        proposals = Table(title="Proposed corrections (citecal correct) accepted by annotators")
+        for col in ("Strategy", "Answers", "Accepted", "Edited", "Rejected", "Acceptance"):
+            proposals.add_column(col, justify="left" if col == "Strategy" else "right")
+        for cells in _correction_rows(report):
+            proposals.add_row(*cells)
+        console.print(proposals)
     if report.compare is not None:
         console.print(_comparison_table(report.compare))
         c = report.compare
@@ -299,6 +306,18 @@ def render_markdown(report: CalibrationReport) -> str:
                 [(f.record_id, f.effect, f.verdict_a or "", f.verdict_b or "",
                   fmt(f.human_median, 1), _shorten(f.claim, 70)) for f in c.flipped],
             )]  # fmt: skip
+    if report.corrections:
+        out += ["", "## Proposed corrections accepted by annotators", ""]
+        header = ("Strategy", "Answers", "Accepted", "Edited", "Rejected", "Acceptance")
+        out.append(_md_table(header, _correction_rows(report)))
     if m.notes:
         out += ["", "## Notes", ""] + [f"- {n}" for n in m.notes]
     return "\n".join(out) + "\n"
+
+
+def _correction_rows(report: CalibrationReport) -> list[tuple[str, ...]]:
+    """One row per strategy of ``citecal correct`` whose proposals annotators answered."""
+    return [
+        (name, str(a.n), str(a.accepted), str(a.edited), str(a.cleared), fmt(a.acceptance_rate))
+        for name, a in (report.corrections or {}).items()
+    ]

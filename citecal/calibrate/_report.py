@@ -14,6 +14,7 @@ from citecal.calibrate._metrics import compute_metrics, metric_columns
 from citecal.calibrate._models import CalibrationReport, Comparison, Metrics
 from citecal.calibrate._table import load_annotations
 from citecal.config import CalibrationConfig
+from citecal.correct._acceptance import StrategyAcceptance, correction_acceptance
 from citecal.errors import InputError
 
 GROUP_COLUMNS: dict[str, str] = {
@@ -73,6 +74,7 @@ class _Figures:
     groups: dict[str, dict[str, Metrics]]
     mismatch: pd.DataFrame
     comparison: Comparison | None
+    corrections: dict[str, StrategyAcceptance] | None = None
 
 
 def _figures(
@@ -93,6 +95,7 @@ def _figures(
             if compare is None
             else compare_judges(df, compare, name_a=input_name, name_b=compare_name, config=config)
         ),
+        corrections=correction_acceptance(df),
     )
 
 
@@ -104,6 +107,7 @@ def _report(figures: _Figures, input_name: str, config: CalibrationConfig) -> Ca
         disagreements=to_records(figures.mismatch),
         categories=category_counts(figures.mismatch),
         compare=figures.comparison,
+        corrections=figures.corrections,
         settings={
             "spearman_threshold": config.spearman_threshold,
             "ceiling_margin": config.ceiling_margin,

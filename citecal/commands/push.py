@@ -91,6 +91,13 @@ def _answers_spec(result: EvalResult) -> Path | None:
 @click.option(
     "--batch-size", type=click.IntRange(1, 500), default=None, help="Records per request."
 )
+@click.option(
+    "--corrections",
+    "corrections_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A `citecal correct --corrections` file: offer each proposal as the suggested correction.",
+)
 def push_command(
     eval_json: Path,
     dataset: str,
@@ -102,6 +109,7 @@ def push_command(
     seed: int,
     repo: Path | None,
     batch_size: int | None,
+    corrections_path: Path | None,
 ) -> None:
     """Push the valid citations of EVALUATION to an Argilla dataset for annotation.
 
@@ -122,6 +130,7 @@ def push_command(
       citecal push validation.json --dataset qa-citations
       citecal push eval.json --dataset review-blind --blind --sample 50 --strategy uncertain
       citecal push out/citations.parquet --dataset review --sample 200 --seed 7
+      citecal push eval.json --dataset review --corrections fixes.json
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -131,7 +140,16 @@ def push_command(
     batch = is_batch_output(eval_json)
     if batch and repo is not None:
         raise InputError("--repo is for eval JSON: a batch output records each report's repository")
+    if batch and corrections_path is not None:
+        raise InputError(
+            "--corrections is for eval JSON of the corrected report, not a batch output"
+        )
     result = None if batch else read_eval_json(eval_json)
+    corrections = None
+    if corrections_path is not None:
+        from citecal.correct._annotate import read_corrections
+
+        corrections = read_corrections(corrections_path)
     if spec_file is None and result is not None:
         spec_file = _answers_spec(result)
     spec = load_spec(spec_file)
@@ -178,6 +196,7 @@ def push_command(
                 repo=repo,
                 batch_size=batch_size,
                 progress=start,
+                corrections=corrections,
             )
     made = "created" if summary.dataset_created else "updated"
     click.echo(
@@ -185,6 +204,11 @@ def push_command(
         f"{summary.api_url}: {summary.created} created, {summary.updated} updated, "
         f"{summary.skipped} skipped, {summary.failed} failed ({summary.seconds:.1f}s)"
     )
+    if corrections is not None:
+        click.echo(
+            f"offered {summary.corrections_offered} of {len(corrections.corrections)} proposed "
+            "correction(s) as suggestions (corrections of citations not pushed are left out)"
+        )
     for citation, reason in summary.skipped_reasons:
         click.echo(f"  skipped {citation}: {reason}", err=True)
     if summary.failures:

@@ -126,6 +126,8 @@ def test_one_row_per_submitted_response_with_the_judge_verdict() -> None:
         "response_inserted_at": "2026-11-22T10:00:00+00:00",
         "dataset": "d",
         "workspace": "w",
+        "correction_strategy": None,  # no proposal pushed (citecal push --corrections)
+        "correction_suggested": None,
     }
     assert second["annotator"] == "u2"  # unknown user: the id is kept
     assert (second["human_score"], second["line_range"], second["notes"]) == (1, None, None)

@@ -1,0 +1,53 @@
+"""A corrections file meets an evaluation: matched by offset and citation, or refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from correct_factories import REPORT
+
+from citecal.annotate import load_spec
+from citecal.annotate._records import build_records
+from citecal.config import Config
+from citecal.correct import correct_report
+from citecal.correct._annotate import offer_corrections, read_corrections, suggestion_text
+from citecal.errors import InputError
+from citecal.pipeline import evaluate_report
+from citecal.source import open_store
+
+
+def test_offers_each_pushed_correction_and_refuses_a_mismatch(shop: Path) -> None:
+    with open_store(shop) as store:
+        result = evaluate_report(REPORT, store, Config(), report_name="report.md")
+        fixes = correct_report(REPORT, store, Config(), report_name="report.md").output
+    spec = load_spec(None)
+    built = build_records(result, spec)
+    records, offered = offer_corrections(built, result, fixes.corrections_file(), spec)
+    assert offered == 2  # relocate and expand; the other two cite invalid (unpushed) lines
+    by = {r.citation.citation: r for r in records.records}
+    relocated = by["[pkg/cart.py:8-11]"]
+    (suggestion,) = [s for s in relocated.suggestions if s.question == "correction"]
+    assert (suggestion.value, suggestion.agent) == (
+        "[pkg/pricing.py:5]",
+        "citecal correct relocate",
+    )
+    assert relocated.metadata["_correction_strategy"] == "relocate"
+    assert not [s for s in by["[pkg/cart.py:4-11]"].suggestions if s.question == "correction"]
+    remove = next(c for c in fixes.corrections if c.strategy == "remove")
+    assert suggestion_text(remove) == "remove the citation"
+
+    moved = fixes.corrections_file().model_copy(deep=True)
+    moved.corrections[0].position += 1
+    with pytest.raises(InputError, match="does not match the evaluation: no citation"):
+        offer_corrections(built, result, moved, spec)
+    other = fixes.corrections_file().model_copy(update={"report": "elsewhere/other.md"})
+    with pytest.raises(InputError, match=r"the corrections file is for elsewhere/other\.md"):
+        offer_corrections(built, result, other, spec)
+
+
+def test_reading_a_file_that_is_not_one(tmp_path: Path) -> None:
+    bad = tmp_path / "fixes.json"
+    bad.write_text('{"schema_version": 1, "report": "r.md"}')
+    with pytest.raises(InputError, match="is not a `citecal correct --corrections` file"):
+        read_corrections(bad)
