@@ -288,7 +288,14 @@ def correct_report(
                 evidence = row.valid and has_evidence(
                     row.claim, row.cited_code or "", row.matched_terms, ignore
                 )
-                blind = judge is None and not claim_query(row.claim, frozenset()).strong
+                # A binary or unreadable file (remove_citation) supports nothing: no search is
+                # needed to drop it. Elsewhere, a claim the rules cannot search for is not
+                # proven unsupported by an empty search.
+                blind = (
+                    judge is None
+                    and track.located is not None
+                    and not claim_query(row.claim, frozenset()).strong
+                )
                 if not searched or evidence or blind or track.ambiguous:
                     track.reason = (
                         track.reason

@@ -70,3 +70,16 @@ def test_a_claim_naming_no_code_is_not_removed_without_a_judge(
     assert run.output.corrections == [] and run.corrected == text
     (left,) = run.output.remaining
     assert left.reason.startswith("the claim names no code")
+
+
+def test_a_binary_file_citation_is_removed_at_once(
+    make_repo: Callable[[dict[str, str | bytes]], Path],
+) -> None:
+    repo = make_repo(
+        {"pkg/a.py": "def alpha():\n    return 1\n", "logo.png": b"\x89PNG\r\n\x00\x01"}
+    )
+    text = "The page shows the company logo [logo.png:1-3].\n"
+    run = _run(repo, text)
+    (c,) = run.output.corrections
+    assert (c.strategy, c.iteration) == ("remove", 1)
+    assert run.corrected == "The page shows the company logo.\n"
