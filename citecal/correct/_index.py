@@ -223,10 +223,16 @@ class RepoIndex:
     ) -> None:
         """Definitions cut into several chunks (a long method with inner classes) get a chunk
         of their own too, so a claim about the whole of one finds it in one piece."""
+        split = [
+            d
+            for d in symbols.definitions
+            if WINDOW_LINES < d.end_line - d.start_line + 1 <= MAX_PARENT_LINES
+        ]  # only a definition longer than a window can have been cut into several chunks
+        if not split:
+            return
         have = {(self.chunks[c].start_line, self.chunks[c].end_line) for c in entry.chunk_ids}
-        for d in symbols.definitions:
-            size = d.end_line - d.start_line + 1
-            if size > MAX_PARENT_LINES or (d.start_line, d.end_line) in have:
+        for d in split:
+            if (d.start_line, d.end_line) in have:
                 continue
             inside = [
                 c

@@ -118,8 +118,20 @@ class ClaimQuery:
         return tuple(t for t in self.strong if is_name(t))
 
     @property
+    def searchable(self) -> bool:
+        """Rules can place the claim: it names code, or quotes a distinctive literal."""
+        return bool(self.locators) or any(len(t.text) >= MIN_LITERAL for t in self.strong)
+
+    @property
     def weight(self) -> float:
-        return sum(_WEIGHT[t.kind] for t in self.strong) or 1.0
+        return sum(term_weight(t) for t in self.strong) or 1.0
+
+
+def term_weight(term: ClaimTerm) -> float:
+    """How much finding ``term`` says about a place: a short literal (`:`, `\\n`) little."""
+    if not is_name(term) and len(term.text) < MIN_LITERAL:
+        return 0.5
+    return _WEIGHT[term.kind]
 
 
 def is_name(term: ClaimTerm) -> bool:
@@ -382,7 +394,7 @@ class Locator:
                     )
                 if hit:
                     present.add(k)
-                    got += _WEIGHT[term.kind]
+                    got += term_weight(term)
             score = 3.0 * got / weight if query.strong else 0.0
             score += scores[cid] / top if top > 0 else 0.0
             if chunk.name is not None and _norm(chunk.name) in name_norms:
@@ -451,6 +463,7 @@ class Locator:
         floor: float = 0.0,
         limit: int = 5,
         judge: JudgeCheck | None = None,
+        valid: bool = True,
     ) -> tuple[list[Found], list[Found]]:
         """Verified candidate locations for ``claim``, best first, and every range checked.
 
@@ -460,6 +473,7 @@ class Locator:
             floor: the original's term score; a candidate must reach it.
             limit: accepted candidates to return at most.
             judge: with a judge, candidates rules leave open are asked (top 3).
+            valid: the original citation was structurally valid (its lines exist).
         """
         index = self.index
         # Only the project's own name says nothing about where: the original file's
@@ -478,7 +492,7 @@ class Locator:
         keep_subject = (
             subject is not None
             and original is not None
-            and floor > 0
+            and valid
             and original.file_path in index.files
             and subject in self._defined(original)
         )

@@ -230,9 +230,13 @@ def correct_report(
                     if judge is not None:
                         judge_check = _judge_check(judge, config, index)
                 original = ex.citation if row.valid else None
-                floor = row.score if row.valid and row.score is not None else 0.0
+                floor = 0.0
                 found, checked = locator.locate(
-                    row.claim, original or ex.citation, floor=floor, judge=judge_check
+                    row.claim,
+                    original or ex.citation,
+                    floor=floor,
+                    judge=judge_check,
+                    valid=row.valid,
                 )
                 track.located = found
                 if not found:
@@ -294,7 +298,7 @@ def correct_report(
                 blind = (
                     judge is None
                     and track.located is not None
-                    and not claim_query(row.claim, frozenset()).strong
+                    and not claim_query(row.claim, frozenset()).searchable
                 )
                 if not searched or evidence or blind or track.ambiguous:
                     track.reason = (
