@@ -339,6 +339,10 @@ class CitationResult(_Model):
     excerpt_verified: bool | None = Field(None, description="The excerpt appears at the location.")
     excerpt_score: float | None = Field(None, description="Share of its words found (1 = exact).")
     excerpt_match: ExcerptMatch | None = Field(None, description="Best-matching span of the item.")
+    # `citecal eval --calibration MAP` (README "Calibrated confidence").
+    raw_score: float | None = Field(
+        None, description="The judge's support score before recalibration (score is mapped)."
+    )
 
 
 class EvalResult(_Model):
@@ -355,6 +359,9 @@ class EvalResult(_Model):
     uncited_claims: list[str] = Field(default_factory=list, description="Claims with no citation.")
     warnings: list[str] = Field(default_factory=list, description="Degradations, one line each.")
     gate: Gate | None = Field(None, description="Quality gate, with `citecal eval --gate`.")
+    calibration: str | None = Field(
+        None, description="Recalibration map applied to scores (`citecal eval --calibration`)."
+    )
 
     @property
     def needs_correction(self) -> bool:

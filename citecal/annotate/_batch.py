@@ -22,8 +22,10 @@ import pyarrow.compute as pc
 from citecal.annotate._sampling import (
     Candidate,
     Strategy,
+    candidate_group,
     rule_judge_conflict,
     sample_across_reports,
+    sampling_weights,
     uncertainty,
 )
 from citecal.errors import InputError
@@ -87,6 +89,10 @@ class BatchSample:
     results: list[EvalResult]
     candidates: int
     chosen: int
+    weights: list[dict[tuple[str, int], float]] | None = None
+    """Per result: sampling weight of each chosen citation by (id, position); None: no weights."""
+    design: str = "census"
+    """How the sample was drawn (:func:`~citecal.annotate._sampling.sampling_weights`)."""
 
 
 def sample_batch(
@@ -128,6 +134,9 @@ def sample_batch(
                 )
             )
     keys = sample_across_reports(candidates, n, strategy, seed)
+    by_key = {c.key: c for c in candidates}
+    chosen_candidates = [by_key[k] for k in keys]
+    weights, design = sampling_weights(candidates, chosen_candidates, strategy, candidate_group)
     wanted: dict[str, set[tuple[str, int]]] = defaultdict(set)
     for rid, cid, position in keys:
         wanted[rid].add((cid, position))
@@ -139,7 +148,12 @@ def sample_batch(
                 if (row["id"], row["position"]) in wanted[row["report_id"]]:
                     chosen[row["report_id"]].append(to_citation(row))
     results = []
+    per_result: list[dict[tuple[str, int], float]] = []
     for rid in sorted(chosen, key=lambda r: reports[r]["manifest_row"]):
+        if weights is not None:
+            per_result.append(
+                {(cid, pos): weights[id(by_key[(rid, cid, pos)])] for cid, pos in wanted[rid]}
+            )
         meta = reports[rid]
         results.append(
             EvalResult(
@@ -151,4 +165,6 @@ def sample_batch(
                 failed_citations=[c for c in chosen[rid] if c.failure_type is not None],
             )
         )
-    return BatchSample(results, len(candidates), len(keys))
+    return BatchSample(
+        results, len(candidates), len(keys), per_result if weights is not None else None, design
+    )

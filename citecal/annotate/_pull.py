@@ -51,6 +51,8 @@ EXTRA_COLUMNS: tuple[str, ...] = (
     "workspace",
     "correction_strategy",
     "correction_suggested",
+    "sampling_strategy",
+    "sampling_weight",
 )
 """Columns after :data:`ANNOTATION_COLUMNS`, in order. The last two carry a proposal
 of ``citecal push --corrections`` (README "`citecal correct`"), else null."""
@@ -103,6 +105,13 @@ def _text(value: Any) -> str | None:
     return text if text.strip() else None
 
 
+def _number(value: Any) -> float | None:
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def record_sources(record: Mapping[str, Any], spec: AnnotationSpec) -> dict[str, Any]:
     """The record builder's values recovered from a record's fields and metadata."""
     fields = record.get("fields") or {}
@@ -138,6 +147,7 @@ def annotation_rows(
         if not any(r.get("status") == "submitted" for r in responses):
             pending += 1
         src = record_sources(record, spec)
+        meta = record.get("metadata") or {}
         llm_score = src.get("judge_score")
         if llm_score is None:
             for s in record.get("suggestions") or []:
@@ -199,6 +209,9 @@ def annotation_rows(
                 "dataset": dataset,
                 "workspace": workspace,
                 **correction_columns(record.get("metadata") or {}),
+                # citecal push --sample records how the record was drawn (README "Estimates").
+                "sampling_strategy": _text(meta.get("_sampling_strategy")),
+                "sampling_weight": _number(meta.get("_sampling_weight")),
             }
             try:
                 AnnotationRow.model_validate(row)

@@ -11,9 +11,10 @@ is reported in the summary and by a non-zero exit, never dropped silently.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,10 +43,16 @@ from citecal.annotate._records import (
     BuiltRecords,
     CodeLine,
     CodeReader,
+    RecordValue,
     build_records,
     code_window,
 )
-from citecal.annotate._sampling import Strategy, select_citations
+from citecal.annotate._sampling import (
+    Strategy,
+    citation_group,
+    sampling_weights,
+    select_citations,
+)
 from citecal.annotate._settings import (
     AnnotationSpec,
     describe_settings,
@@ -352,6 +359,32 @@ def upsert_batches(
     return failed, sorted(failures, key=lambda m: int(m.split()[1].split("-")[0]))
 
 
+def _lookup(weights: Mapping[Any, float] | None, key: object) -> float | None:
+    return None if weights is None else weights.get(key)
+
+
+def with_sampling(
+    records: Sequence[AnnotationRecord],
+    weight_of: Callable[[CitationResult], float | None],
+    design: str,
+) -> tuple[AnnotationRecord, ...]:
+    """Records with their sampling design and weight as hidden metadata.
+
+    ``_sampling_strategy`` and ``_sampling_weight`` (the inverse inclusion
+    probability) travel with each record and come back through ``pull`` as the
+    annotation table's ``sampling_strategy`` / ``sampling_weight`` columns, so
+    ``citecal estimate`` knows whether its interval is valid (README "Estimates").
+    """
+    out = []
+    for r in records:
+        meta: dict[str, RecordValue] = {**r.metadata, "_sampling_strategy": design}
+        weight = weight_of(r.citation)
+        if weight is not None:
+            meta["_sampling_weight"] = float(weight)
+        out.append(dataclasses.replace(r, metadata=meta))
+    return tuple(out)
+
+
 def push_evaluation(
     result: EvalResult,
     spec: AnnotationSpec,
@@ -380,10 +413,14 @@ def push_evaluation(
     valid = [c for c in result.citations if c.valid]
     invalid = [c for c in result.citations if not c.valid]
     chosen = select_citations(valid, sample, strategy, seed)
+    weights, design = sampling_weights(valid, chosen, strategy, citation_group)
     with repo_reader(result, repo) as read_code:
         built = build_records(
             result, spec, citations=invalid + chosen, blind=blind, read_code=read_code
         )
+    built = BuiltRecords(
+        with_sampling(built.records, lambda c: _lookup(weights, id(c)), design), built.skipped
+    )
     offered = 0
     if corrections is not None:
         from citecal.correct._annotate import offer_corrections
@@ -431,10 +468,17 @@ def push_batch(
     drawn = sample_batch(path, sample, strategy, seed)
     records: list[AnnotationRecord] = []
     skipped: list[tuple[str, str]] = []
-    for result in drawn.results:
+    for i, result in enumerate(drawn.results):
         with repo_reader(result) as read_code:
             built = build_records(result, spec, blind=blind, read_code=read_code)
-        records += built.records
+        weights = None if drawn.weights is None else drawn.weights[i]
+
+        def weight_of(
+            c: CitationResult, w: Mapping[tuple[str, int], float] | None = weights
+        ) -> float | None:
+            return _lookup(w, (c.id, c.position))
+
+        records += with_sampling(built.records, weight_of, drawn.design)
         skipped += built.skipped
     return _upload(
         BuiltRecords(tuple(records), tuple(skipped)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar
 
@@ -112,7 +112,7 @@ def select_citations(
         rng = random.Random(seed)
         groups: dict[tuple[str, str], list[CitationResult]] = defaultdict(list)
         for c in pool:
-            groups[(c.mode or "unknown", c.verdict or "none")].append(c)
+            groups[citation_group(c)].append(c)
         queues = []
         for key in sorted(groups):
             members = groups[key][:]
@@ -176,7 +176,7 @@ def sample_across_reports(
         rng = random.Random(seed)
         groups: dict[tuple[str, str], list[Candidate[K]]] = defaultdict(list)
         for c in pool:
-            groups[(c.repo, c.verdict or "none")].append(c)
+            groups[candidate_group(c)].append(c)
         queues = []
         for group in sorted(groups):
             members = groups[group][:]
@@ -191,3 +191,47 @@ def sample_across_reports(
         raise ValueError(f"unknown sampling strategy: {strategy}")
     picked = {id(c) for c in chosen}
     return [c.key for c in pool if id(c) in picked]
+
+
+Item = TypeVar("Item")
+
+
+def sampling_weights(
+    pool: Sequence[Item],
+    chosen: Sequence[Item],
+    strategy: Strategy,
+    group: Callable[[Item], Hashable],
+) -> tuple[dict[int, float] | None, str]:
+    """Inverse inclusion probability of each chosen item (keyed by ``id()``) and the design.
+
+    What makes ``citecal estimate``'s interval valid (README "Estimates"):
+    ``all`` draws uniformly, so every item had probability n/N; ``stratified``
+    draws n_g uniformly within each group of N_g (the round-robin fixes n_g,
+    the shuffle makes the pick uniform), so N_g/n_g; everything chosen is a
+    census (weight 1). ``uncertain`` picks deterministically: no weight exists,
+    and the design is recorded so estimate can refuse it.
+    """
+    if len(chosen) >= len(pool):
+        return {id(c): 1.0 for c in chosen}, "census"
+    if strategy == "uncertain":
+        return None, "uncertain"
+    if strategy == "all":
+        w = len(pool) / len(chosen) if chosen else 0.0
+        return {id(c): w for c in chosen}, "all"
+    sizes: dict[Hashable, int] = defaultdict(int)
+    picks: dict[Hashable, int] = defaultdict(int)
+    for c in pool:
+        sizes[group(c)] += 1
+    for c in chosen:
+        picks[group(c)] += 1
+    return {id(c): sizes[group(c)] / picks[group(c)] for c in chosen}, "stratified"
+
+
+def citation_group(c: CitationResult) -> tuple[str, str]:
+    """The (mode, verdict) group :func:`select_citations` stratifies by."""
+    return (c.mode or "unknown", c.verdict or "none")
+
+
+def candidate_group(c: Candidate[K]) -> tuple[str, str]:
+    """The (repository, verdict) group :func:`sample_across_reports` stratifies by."""
+    return (c.repo, c.verdict or "none")

@@ -20,8 +20,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from citecal.calibrate._estimate_models import EstimateReport
 from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport, Comparison, Metrics
-from citecal.calibrate._render import figure_rows, fmt, fmt_ci
+from citecal.calibrate._render import check_lines, figure_rows, fmt, fmt_ci
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
@@ -101,6 +102,52 @@ def group_plot(by: str, values: dict[str, Metrics]) -> str | None:
     ax.set_ylim(min(0.0, ax.get_ylim()[0]), 1.05)
     ax.set_title(f"By {by} (95% CI)")
     ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def estimate_plot(e: EstimateReport) -> str:
+    """Corrected vs judge-only vs human-only precision, with their intervals (README Estimates)."""
+    rows = [
+        ("human only", e.human_only.estimate, e.human_only.ci, "#7f7f7f"),
+        ("corrected (PPI++)", e.corrected.estimate, e.corrected.ci, "#1f77b4"),
+        ("judge only", e.judge_only.estimate, None, "#d62728"),
+    ]
+    fig, ax = plt.subplots(figsize=(5.2, 2.6))
+    for i, (_label, est, ci, color) in enumerate(rows):
+        if est is None:
+            continue
+        if ci:
+            ax.errorbar(
+                est,
+                i,
+                xerr=[[est - ci[0]], [ci[1] - est]],
+                fmt="o",
+                color=color,
+                capsize=5,
+            )
+            ax.annotate(
+                f"{est:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]",
+                (est, i),
+                textcoords="offset points",
+                xytext=(0, 8),
+                ha="center",
+                fontsize=8,
+            )
+        else:
+            ax.plot(est, i, marker="D", color=color)
+            ax.annotate(
+                f"{est:.3f} (no interval: biased)",
+                (est, i),
+                textcoords="offset points",
+                xytext=(0, 8),
+                ha="center",
+                fontsize=8,
+            )
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.6, len(rows) - 0.3)
+    ax.set_xlabel(f"citation precision (people: score ≥ 2), {e.level:.0%} intervals")
+    ax.set_title(f"{e.n_judged:,} judged, {e.n_labelled} labelled")
     return _png(fig)
 
 
@@ -274,6 +321,21 @@ def render_html(report: CalibrationReport) -> str:
                     ],
                 )
             )
+    if report.estimate is not None:
+        est = report.estimate
+        parts.append("<h2>Corrected precision (PPI++)</h2>")
+        parts.append(
+            f"<p>The share of the {est.n_judged:,} judged citations people would say support "
+            f"their claims, from the judge corrected by {est.n_labelled} labels; valid when the "
+            "labelled records are a random sample of the judged ones (README "
+            f"&ldquo;Estimates&rdquo;). Sampling: {e(est.sampling)}.</p>"
+        )
+        parts.append(f'<div class="plots"><img alt="estimate" src="{estimate_plot(est)}"></div>')
+    checks = check_lines(report)
+    if checks:
+        parts.append(
+            "<h2>Checks</h2><ul>" + "".join(f"<li>{e(c.strip())}</li>" for c in checks) + "</ul>"
+        )
     if m.notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in m.notes) + "</ul>")
     parts.append("</body></html>")

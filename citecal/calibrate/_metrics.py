@@ -144,6 +144,18 @@ def _divide(num: float, den: float) -> float | None:
     return None if den == 0 else _finite(np.float64(num) / np.float64(den))
 
 
+def expected_calibration_error(bins: list[ReliabilityBin]) -> float | None:
+    """ECE over the reliability bins: Σ (n_b / n)·|mean judge score_b − share supported_b|.
+
+    The same bins as the reliability diagram (width 0.2), so the number and the
+    picture tell one story (README "Calibrated confidence"). None without scores.
+    """
+    total = sum(b.n for b in bins)
+    if not total:
+        return None
+    return sum(b.n * abs(b.mean_judge_score - b.human_support_rate) for b in bins) / total
+
+
 def _prf(
     conf: Confusion, notes: list[str]
 ) -> tuple[list[float | None], list[float | None], list[float | None]]:
@@ -380,6 +392,7 @@ def compute_metrics(df: pd.DataFrame, config: CalibrationConfig | None = None) -
     }
     ci = {k: (v if point.get(k) is not None else None) for k, v in ci.items()}
     rho = corr["spearman_rho"]
+    bins = reliability_bins(scored)
     return Metrics(
         n_records=id_codes(df, "record_id")[1],
         n_annotations=len(df),
@@ -411,7 +424,8 @@ def compute_metrics(df: pd.DataFrame, config: CalibrationConfig | None = None) -
         line_range_accuracy=counts["correct"] / len(lr) if len(lr) else None,
         line_range_counts=counts,
         ci=ci,
-        reliability=reliability_bins(scored),
+        reliability=bins,
+        ece=expected_calibration_error(bins),
         calibrated=None if rho is None else bool(rho > config.spearman_threshold),
         notes=notes,
     )

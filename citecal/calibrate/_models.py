@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from citecal.correct._acceptance import StrategyAcceptance
+from citecal.calibrate._estimate_models import EstimateReport
+from citecal.calibrate._recalibrate import RecalibrationMap
 from citecal.models import SCHEMA_VERSION
 
 DisagreementType = Literal["false_positive", "false_negative"]
@@ -118,6 +120,11 @@ class Metrics(_Model):
     reliability: list[ReliabilityBin] = Field(
         default_factory=list, description="Judge score bins (width 0.2) vs human support."
     )
+    ece: float | None = Field(
+        None,
+        description="Expected calibration error: Σ (n_bin/n)·|mean score − share supported| "
+        "over the reliability bins.",
+    )
     calibrated: bool | None = Field(description="spearman_rho > threshold (seed §7.3).")
     notes: list[str] = Field(default_factory=list, description="Why a figure is null, etc.")
 
@@ -187,6 +194,39 @@ class Comparison(_Model):
     notes: list[str] = Field(default_factory=list)
 
 
+class JudgeSnapshot(_Model):
+    """The judge's answer per record of a calibration, column by column (compact JSON).
+
+    Saved with every calibration so a later one can be compared with it
+    (``citecal calibrate --baseline``, README "Drift alarms").
+    """
+
+    record_id: list[str]
+    report_id: list[str]
+    llm_verdict: list[str | None]
+    judge_pos: list[float | None]
+    judge_score: list[float | None]
+    prompt_version: list[str | None]
+
+
+class Drift(_Model):
+    """The paired comparison with a saved calibration and the alarms it raised."""
+
+    baseline: str = Field(description="The saved calibration JSON.")
+    margin: float = Field(description="A drop larger than this (and significant) alarms.")
+    shared_records: int = Field(description="Records in both calibrations.")
+    comparison: Comparison = Field(description="A = baseline judge, B = today's judge.")
+    alarms: list[str] = Field(default_factory=list, description="One line per alarming figure.")
+
+
+class Gate(_Model):
+    """``--fail-under``: minimum values of named figures (overall)."""
+
+    thresholds: dict[str, float]
+    passed: bool
+    failures: list[str] = Field(default_factory=list)
+
+
 class CalibrationReport(_Model):
     """``citecal calibrate`` output (schema_version 1)."""
 
@@ -205,4 +245,15 @@ class CalibrationReport(_Model):
     )
     settings: dict[str, float | int | None] = Field(
         default_factory=dict, description="Threshold, margin, resamples and seed used."
+    )
+    judge: JudgeSnapshot | None = Field(
+        None, description="The judge's answer per record (for a later --baseline)."
+    )
+    drift: Drift | None = None
+    recalibration: RecalibrationMap | None = Field(
+        None, description="Map fitted with --save-map, with its cross-validated figures."
+    )
+    gate: Gate | None = None
+    estimate: EstimateReport | None = Field(
+        None, description="Corrected precision of judged citations (--judged), README Estimates."
     )

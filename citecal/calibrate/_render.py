@@ -37,6 +37,7 @@ FIGURES: tuple[tuple[str, str], ...] = (
     ("recall_not_supports", "Recall (not supports)"),
     ("f1_not_supports", "F1 (not supports)"),
     ("brier", "Brier score"),
+    ("ece", "Expected calibration error"),
     ("krippendorff_alpha", "Krippendorff α (humans, ordinal)"),
     ("human_exact_agreement", "Human pairs: exact"),
     ("human_within1_agreement", "Human pairs: within 1"),
@@ -207,11 +208,54 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
                     escape(f"{_shorten(flip.claim, 110)} {flip.citation or ''}"),
                 )
             console.print(f)
+    for line in check_lines(report):
+        console.print(escape(line))
     if m.notes:
         console.print("Notes:")
         for note in m.notes:
             console.print(f"  - {escape(note)}")
     return buf.getvalue()
+
+
+def check_lines(report: CalibrationReport) -> list[str]:
+    """Plain lines on the drift check, the recalibration map, the estimate and the gate."""
+    out: list[str] = []
+    r = report.recalibration
+    if r is not None:
+        cv = r.cv
+        out.append(
+            f"Recalibration map ({r.method}, {r.n_fitted} pairs): "
+            + (
+                f"out of sample ({cv.folds} folds by report) ECE {fmt(cv.ece_before)} → "
+                f"{fmt(cv.ece_after)}, Brier {fmt(cv.brier_before)} → {fmt(cv.brier_after)}"
+                if cv is not None
+                else "no cross-validation (one report)"
+            )
+        )
+    e = report.estimate
+    if e is not None:
+        out.append(
+            f"Corrected precision (PPI++, {e.n_judged:,} judged, {e.n_labelled} labelled): "
+            f"{fmt(e.corrected.estimate)} {fmt_ci(e.corrected.ci)}; judge only "
+            f"{fmt(e.judge_only.estimate)}; human only {fmt(e.human_only.estimate)} "
+            f"{fmt_ci(e.human_only.ci)}"
+        )
+    d = report.drift
+    if d is not None:
+        c = d.comparison
+        figures = ", ".join(
+            f"{name} {fmt(f.a)} → {fmt(f.b)} {fmt_ci(f.ci)}" for name, f in c.figures.items()
+        )
+        out.append(
+            f"Drift against {d.baseline} ({d.shared_records} shared records, margin "
+            f"{d.margin:g}): {figures}; McNemar p = {fmt(c.mcnemar_p)}"
+        )
+        out += [f"  ALARM: {a}" for a in d.alarms] or ["  no alarm"]
+    g = report.gate
+    if g is not None:
+        out.append("Gate: passed" if g.passed else "Gate: FAILED")
+        out += [f"  - {f}" for f in g.failures]
+    return out
 
 
 def _comparison_table(c: Comparison) -> Table:
@@ -310,6 +354,9 @@ def render_markdown(report: CalibrationReport) -> str:
         out += ["", "## Proposed corrections accepted by annotators", ""]
         header = ("Strategy", "Answers", "Accepted", "Edited", "Rejected", "Acceptance")
         out.append(_md_table(header, _correction_rows(report)))
+    checks = check_lines(report)
+    if checks:
+        out += ["", "## Checks", ""] + [f"- {c.strip()}" for c in checks]
     if m.notes:
         out += ["", "## Notes", ""] + [f"- {n}" for n in m.notes]
     return "\n".join(out) + "\n"

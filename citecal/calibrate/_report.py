@@ -10,8 +10,17 @@ import pandas as pd
 
 from citecal.calibrate._compare import compare_judges
 from citecal.calibrate._disagreements import categorise, category_counts, to_records
+from citecal.calibrate._drift import drift, snapshot
 from citecal.calibrate._metrics import compute_metrics, metric_columns
-from citecal.calibrate._models import CalibrationReport, Comparison, Metrics
+from citecal.calibrate._models import (
+    CalibrationReport,
+    Comparison,
+    Drift,
+    Gate,
+    JudgeSnapshot,
+    Metrics,
+)
+from citecal.calibrate._recalibrate import MapMethod, RecalibrationMap, cross_validate, fit_map
 from citecal.calibrate._table import load_annotations
 from citecal.config import CalibrationConfig
 from citecal.correct._acceptance import StrategyAcceptance, correction_acceptance
@@ -75,6 +84,19 @@ class _Figures:
     mismatch: pd.DataFrame
     comparison: Comparison | None
     corrections: dict[str, StrategyAcceptance] | None = None
+    judge: JudgeSnapshot
+    drift: Drift | None
+    recalibration: RecalibrationMap | None
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Optional checks of a calibration: drift against a saved one, a recalibration map."""
+
+    baseline: JudgeSnapshot | None = None
+    baseline_name: str = "baseline"
+    drift_margin: float = 0.05
+    map_method: MapMethod | None = None
 
 
 def _figures(
@@ -84,8 +106,27 @@ def _figures(
     compare: pd.DataFrame | None,
     input_name: str,
     compare_name: str,
+    checks: Checks,
 ) -> _Figures:
     overall = compute_metrics(df, config)
+    fitted = None
+    if checks.map_method is not None:
+        scored = df[df["judge_score"].notna()]
+        fitted = fit_map(
+            scored["judge_score"].to_numpy(),
+            scored["human_pos"].to_numpy(),
+            checks.map_method,
+            source=input_name,
+        ).model_copy(
+            update={
+                "cv": cross_validate(
+                    scored["judge_score"].to_numpy(),
+                    scored["human_pos"].to_numpy(),
+                    scored["report_id"].to_numpy(),
+                    checks.map_method,
+                )
+            }
+        )
     return _Figures(
         overall=overall,
         groups={name: group_metrics(df, name, config, overall) for name in dict.fromkeys(by)},
@@ -96,6 +137,20 @@ def _figures(
             else compare_judges(df, compare, name_a=input_name, name_b=compare_name, config=config)
         ),
         corrections=correction_acceptance(df),
+        judge=snapshot(df),
+        drift=(
+            None
+            if checks.baseline is None
+            else drift(
+                df,
+                checks.baseline,
+                baseline_name=checks.baseline_name,
+                current_name=input_name,
+                margin=checks.drift_margin,
+                config=config,
+            )
+        ),
+        recalibration=fitted,
     )
 
 
@@ -108,6 +163,9 @@ def _report(figures: _Figures, input_name: str, config: CalibrationConfig) -> Ca
         categories=category_counts(figures.mismatch),
         compare=figures.comparison,
         corrections=figures.corrections,
+        judge=figures.judge,
+        drift=figures.drift,
+        recalibration=figures.recalibration,
         settings={
             "spearman_threshold": config.spearman_threshold,
             "ceiling_margin": config.ceiling_margin,
@@ -125,6 +183,7 @@ def calibrate_frame(
     config: CalibrationConfig | None = None,
     compare: pd.DataFrame | None = None,
     compare_name: str = "B",
+    checks: Checks | None = None,
 ) -> CalibrationReport:
     """Calibrate a prepared annotation table (see :func:`citecal.calibrate.prepare`).
 
@@ -136,9 +195,10 @@ def calibrate_frame(
         config: thresholds and bootstrap settings.
         compare: a second prepared table judged by another prompt or model.
         compare_name: what to call it.
+        checks: drift against a saved calibration, a recalibration map.
     """
     config = config or CalibrationConfig()
-    figures = _figures(df, by, config, compare, input_name, compare_name)
+    figures = _figures(df, by, config, compare, input_name, compare_name, checks or Checks())
     return _report(figures, input_name, config)
 
 
@@ -148,6 +208,7 @@ def calibrate(
     by: Sequence[str] | None = None,
     config: CalibrationConfig | None = None,
     compare: Path | str | None = None,
+    checks: Checks | None = None,
 ) -> CalibrationReport:
     """Read an annotation table and calibrate the judge against its annotators.
 
@@ -165,8 +226,44 @@ def calibrate(
     by = default_by(df) if by is None else by
     other = load_annotations(compare) if compare is not None else None
     compare_name = str(compare) if compare is not None else "B"
-    figures = _figures(df, by, config, other, str(path), compare_name)
+    figures = _figures(df, by, config, other, str(path), compare_name, checks or Checks())
     # The tables are done with: free them before the disagreement records are made
     # (a year of annotations and a quarter of a million records are not held at once).
     del df, other
     return _report(figures, str(path), config)
+
+
+GATE_FIGURES: tuple[str, ...] = (
+    "agreement_rate",
+    "consensus_agreement_rate",
+    "cohen_kappa",
+    "weighted_kappa",
+    "spearman_rho",
+    "kendall_tau",
+    "precision",
+    "recall",
+    "f1",
+    "krippendorff_alpha",
+)
+"""Overall figures ``citecal calibrate --fail-under`` can gate on (point estimates)."""
+
+
+def apply_gate(report: CalibrationReport, thresholds: dict[str, float]) -> CalibrationReport:
+    """``report`` with its gate: each named overall figure must reach its threshold.
+
+    An undefined figure fails its gate (a CI gate must not pass on missing data).
+
+    Raises:
+        InputError: a name outside :data:`GATE_FIGURES`.
+    """
+    failures = []
+    for name, value in thresholds.items():
+        if name not in GATE_FIGURES:
+            raise InputError(f"--fail-under {name!r}: use one of {', '.join(GATE_FIGURES)}")
+        got = getattr(report.overall, name)
+        if got is None:
+            failures.append(f"{name} is undefined (see the notes), required ≥ {value:g}")
+        elif got < value:
+            failures.append(f"{name} {got:.3f} < {value:g}")
+    gate = Gate(thresholds=dict(thresholds), passed=not failures, failures=failures)
+    return report.model_copy(update={"gate": gate})

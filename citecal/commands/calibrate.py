@@ -53,6 +53,48 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
 )
 @click.option("--seed", type=int, default=None, help="Bootstrap seed (default 0).")
 @click.option(
+    "--baseline",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A saved `calibrate -f json` output: exit 1 when a figure drops significantly.",
+)
+@click.option(
+    "--drift-margin",
+    type=click.FloatRange(0, 1),
+    default=0.05,
+    show_default=True,
+    help="With --baseline: a drop must exceed this (and be significant) to alarm.",
+)
+@click.option(
+    "--fail-under",
+    "fail_under",
+    default=None,
+    metavar="NAME=X,...",
+    help="Exit 1 when an overall figure is below X, e.g. weighted_kappa=0.6,spearman_rho=0.6.",
+)
+@click.option(
+    "--save-map",
+    "save_map",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Fit a recalibration map of the judge score on these labels and write it (JSON).",
+)
+@click.option(
+    "--map-method",
+    type=click.Choice(["isotonic", "platt"]),
+    default="isotonic",
+    show_default=True,
+    help="With --save-map: isotonic regression or Platt scaling.",
+)
+@click.option(
+    "--judged",
+    "judged",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Judged citations (eval JSON, directory, batch output, table): add the corrected "
+    "precision estimate (README 'Estimates'); repeatable.",
+)
+@click.option(
     "--config",
     "config_file",
     type=click.Path(path_type=Path),
@@ -69,6 +111,12 @@ def calibrate_command(
     threshold: float | None,
     resamples: int | None,
     seed: int | None,
+    baseline: Path | None,
+    drift_margin: float,
+    fail_under: str | None,
+    save_map: Path | None,
+    map_method: str,
+    judged: tuple[Path, ...],
     config_file: Path | None,
 ) -> None:
     """Calibrate the judge against the human scores in ANNOTATIONS.
@@ -78,20 +126,35 @@ def calibrate_command(
     cluster-bootstrap CIs by report; see README "Calibration".
 
     \b
-    Exit codes: 0 done, 1 with --fail-if-worse when B is significantly worse, 2 bad input.
+    Exit codes: 0 done; 1 when B is significantly worse (--fail-if-worse), a figure
+    dropped against --baseline, or a --fail-under gate failed; 2 bad input.
 
     \b
     Examples:
       citecal calibrate annotations.parquet
       citecal calibrate annotations.parquet --by language -f html -o calibration.html
       citecal calibrate v1.parquet --compare v2.parquet --fail-if-worse
+      citecal calibrate ann.parquet -f json -o calibration.json --save-map judge-map.json
+      citecal calibrate new.parquet --baseline calibration.json --fail-under weighted_kappa=0.6
+      citecal calibrate ann.parquet --judged evals/ -f html -o calibration.html
     """
-    from citecal.calibrate import calibrate
+    from citecal.calibrate._drift import read_snapshot
+    from citecal.calibrate._report import GATE_FIGURES, Checks, apply_gate, calibrate
+    from citecal.commands._options import parse_thresholds
     from citecal.errors import InputError
 
     if fail_if_worse and compare is None:
         raise InputError("--fail-if-worse needs --compare B")
+    thresholds = parse_thresholds(fail_under, GATE_FIGURES)
     check_output(output)
+    if save_map is not None:
+        check_output(save_map)
+    checks = Checks(
+        baseline=read_snapshot(baseline) if baseline is not None else None,
+        baseline_name=str(baseline),
+        drift_margin=drift_margin,
+        map_method=map_method if save_map is not None else None,  # type: ignore[arg-type]
+    )
     overrides: dict[str, dict[str, Any]] = {"calibration": {}}
     calibration = overrides["calibration"]
     if threshold is not None:
@@ -101,13 +164,33 @@ def calibrate_command(
     config = load_config(None, config_file, overrides).calibration
     if seed is not None:
         config.seed = seed
-    report = calibrate(annotations, by=by or None, config=config, compare=compare)
+    report = calibrate(annotations, by=by or None, config=config, compare=compare, checks=checks)
+    if judged:
+        from citecal.calibrate._estimate import estimate
+
+        report = report.model_copy(update={"estimate": estimate(list(judged), annotations)})
+    if thresholds:
+        report = apply_gate(report, thresholds)
+    if save_map is not None and report.recalibration is not None:
+        atomic_write_text(save_map, report.recalibration.model_dump_json(indent=2) + "\n")
+        click.echo(f"wrote {save_map}", err=True)
     _emit(report, fmt, output)
+    failed = False
     if fail_if_worse and report.compare is not None and report.compare.significantly_worse:
         click.echo(
             f"B ({compare}) is significantly worse than A ({annotations}); failing as asked",
             err=True,
         )
+        failed = True
+    if report.drift is not None:
+        for alarm in report.drift.alarms:
+            click.echo(f"drift alarm against {baseline}: {alarm}", err=True)
+        failed = failed or bool(report.drift.alarms)
+    if report.gate is not None:
+        for failure in report.gate.failures:
+            click.echo(f"gate failed: {failure}", err=True)
+        failed = failed or not report.gate.passed
+    if failed:
         sys.exit(1)
 
 

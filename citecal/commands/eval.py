@@ -166,6 +166,13 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     show_default=True,
     help="With --correct: correction rounds at most.",
 )
+@click.option(
+    "--calibration",
+    "calibration",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Recalibration map (`citecal calibrate --save-map`): scores become calibrated.",
+)
 def eval_command(
     report: Path,
     repo: Path,
@@ -186,6 +193,7 @@ def eval_command(
     correct: bool,
     corrections_path: Path | None,
     max_iterations: int,
+    calibration: Path | None,
 ) -> None:
     """Verify every citation of REPORT against the repository.
 
@@ -203,10 +211,13 @@ def eval_command(
       citecal eval report.md --repo . --no-llm --gate
       citecal eval answer.md --context notes/ --no-llm
       citecal eval report.md --repo . --no-llm --correct -o fixed.md
+      citecal eval report.md --repo . --calibration judge-map.json -f json
     """
     if correct:
         if context_dir is not None or gate:
             raise InputError("--correct cannot be combined with --context or --gate")
+        if calibration is not None:
+            raise InputError("--calibration cannot be combined with --correct")
         from citecal.commands.correct import run_correct
 
         run_correct(
@@ -232,6 +243,11 @@ def eval_command(
     from citecal.source import open_store
 
     check_output(output)  # a bad -o fails now, not after paid judge calls
+    mapping = None
+    if calibration is not None:  # a bad map fails now too
+        from citecal.calibrate._recalibrate import read_map
+
+        mapping = read_map(calibration)
     report_text = read_text_file(report, "report")
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if concurrency:
@@ -283,6 +299,10 @@ def eval_command(
         stale = stale_citation_warning(result, report_text, repo, rev)
         if stale is not None:
             result = result.model_copy(update={"warnings": [*result.warnings, stale]})
+    if mapping is not None:
+        from citecal.calibrate._recalibrate import apply_to_eval
+
+        result = apply_to_eval(result, mapping, str(calibration))
     if gate:
         from citecal.answers import eval_gate
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 
@@ -24,9 +25,22 @@ from citecal.errors import InputError
 @click.option(
     "-o",
     "--output",
-    required=True,
+    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="New annotation table (.parquet, .csv or .jsonl), written atomically.",
+    help="New annotation table (.parquet, .csv or .jsonl), written atomically "
+    "(required unless --anchor).",
+)
+@click.option(
+    "--anchor",
+    is_flag=True,
+    help="Re-judge only the anchor set (records whose 2+ annotators all agree) and report "
+    "how the judge does on it.",
+)
+@click.option(
+    "--min-agreement",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="With --anchor: exit 1 when the judge agrees with fewer anchors than this share.",
 )
 @click.option(
     "--few-shot-from",
@@ -62,7 +76,9 @@ def rejudge_command(
     annotations: Path,
     prompt: str,
     model: str | None,
-    output: Path,
+    output: Path | None,
+    anchor: bool,
+    min_agreement: float | None,
     few_shot_from: Path | None,
     split_by: str,
     n_examples: int,
@@ -75,13 +91,20 @@ def rejudge_command(
     llm_confidence, llm_score, judge_model, prompt_version and judge_reasoning,
     ready for `citecal calibrate ANNOTATIONS --compare OUTPUT`. Verdicts are cached.
 
+    With --anchor only the records people agree on (2+ annotators, all on one
+    side of "supports") are judged, and the judge's agreement with them is
+    printed next to the previous judge's: a check before a new prompt or model
+    is used (README "Drift alarms").
+
     \b
-    Exit codes: 0 done, 2 bad input or judge unavailable.
+    Exit codes: 0 done, 1 with --min-agreement when the judge falls short on the
+    anchors, 2 bad input or judge unavailable.
 
     \b
     Examples:
       citecal rejudge ann.parquet --prompt prompts/v2.md -o ann-v2.parquet
       citecal rejudge ann.parquet --prompt v1 --few-shot-from older.parquet -o ann-fs.parquet
+      citecal rejudge ann.parquet --anchor --prompt v2 --min-agreement 0.85
     """
     from citecal.annotate import write_table
     from citecal.calibrate import load_annotations, read_table
@@ -92,13 +115,23 @@ def rejudge_command(
         rejudge_frame,
     )
 
-    if output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
-        raise InputError(
-            f"cannot tell the output format from {output.name!r}: use .parquet, .csv or .jsonl"
-        )
-    check_output(output)  # before any judge call
+    if output is None and not anchor:
+        raise InputError("-o/--output is required (unless --anchor)")
+    if min_agreement is not None and not anchor:
+        raise InputError("--min-agreement needs --anchor")
+    if output is not None:
+        if output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
+            raise InputError(
+                f"cannot tell the output format from {output.name!r}: use .parquet, .csv or .jsonl"
+            )
+        check_output(output)  # before any judge call
     table = read_table(annotations)
     load_annotations(annotations)  # validates the human columns before any API call
+    all_records = int(table["record_id"].nunique())
+    if anchor:
+        from citecal.calibrate._anchor import anchor_records
+
+        table = anchor_records(table)
     requests = judge_requests(table)
     config = load_config(None, config_file, {}).judge
     with tempfile.TemporaryDirectory(prefix="citecal-rejudge-") as tmp:
@@ -122,7 +155,7 @@ def rejudge_command(
             use_cache=not no_cache,
             requests=requests,
         )
-    fmt = write_table(new, output)
+    fmt = write_table(new, output) if output is not None else None
     versions = sorted(set(new["prompt_version"].dropna().astype(str)))
     changed = int(
         (
@@ -133,7 +166,19 @@ def rejudge_command(
     click.echo(
         f"rejudged {len(requests)} record(s) ({len(table)} annotation rows) with prompt "
         f"{', '.join(versions) or prompt}: {run.calls} API call(s), {run.cache_hits} cache "
-        f"hit(s), ${run.cost_usd:.4f}; {changed} verdict(s) changed; wrote {output} ({fmt})"
+        f"hit(s), ${run.cost_usd:.4f}; {changed} verdict(s) changed"
+        + (f"; wrote {output} ({fmt})" if output is not None else "")
     )
     for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)
+    if anchor:
+        from citecal.calibrate._anchor import anchor_check
+
+        check = anchor_check(table, new, all_records)
+        click.echo(check.line(", ".join(versions) or prompt))
+        if min_agreement is not None and check.new_rate < min_agreement:
+            click.echo(
+                f"anchor check failed: agreement {check.new_rate:.3f} < {min_agreement:g}",
+                err=True,
+            )
+            sys.exit(1)

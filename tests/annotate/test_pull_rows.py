@@ -128,6 +128,8 @@ def test_one_row_per_submitted_response_with_the_judge_verdict() -> None:
         "workspace": "w",
         "correction_strategy": None,  # no proposal pushed (citecal push --corrections)
         "correction_suggested": None,
+        "sampling_strategy": None,  # pushed before push recorded its sampling design
+        "sampling_weight": None,
     }
     assert second["annotator"] == "u2"  # unknown user: the id is kept
     assert (second["human_score"], second["line_range"], second["notes"]) == (1, None, None)
