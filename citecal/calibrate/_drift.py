@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from citecal.calibrate._compare import SIGNIFICANCE, compare_judges
 from citecal.calibrate._models import Drift, JudgeSnapshot
+from citecal.calibrate._table import CODE_COLUMNS
 from citecal.config import CalibrationConfig
 from citecal.errors import InputError
 
@@ -41,7 +42,9 @@ def _texts(series: pd.Series) -> list[str | None]:
 
 def snapshot(df: pd.DataFrame) -> JudgeSnapshot:
     """One row per record of a prepared table: the judge's verdict, binary answer and score."""
-    first = df.drop_duplicates("record_id")
+    # The integer record codes prepare() adds dedupe a million rows faster than the ids.
+    key = CODE_COLUMNS["record_id"] if CODE_COLUMNS["record_id"] in df else "record_id"
+    first = df.drop_duplicates(key)
     return JudgeSnapshot(
         record_id=first["record_id"].astype(str).tolist(),
         report_id=first["report_id"].astype(str).tolist(),
