@@ -153,3 +153,47 @@ def test_estimate_joins_pulled_labels_to_the_evaluation(pulled: dict) -> None:
         ],
     )
     assert gate.exit_code == 1 and "gate failed: precision" in gate.stderr
+
+
+def test_calibration_checks_run_on_the_pulled_table(pulled: dict, tmp_path: Path) -> None:
+    saved = tmp_path / "calibration.json"
+    mapping = tmp_path / "map.json"
+    res = CliRunner().invoke(
+        cli,
+        [
+            "calibrate",
+            str(pulled["table"]),
+            "-f",
+            "json",
+            "-o",
+            str(saved),
+            "--save-map",
+            str(mapping),
+            "--map-method",
+            "platt",
+            "--judged",
+            str(pulled["eval"]),
+            "--resamples",
+            "200",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(saved.read_text())
+    assert len(data["judge"]["record_id"]) == 24
+    assert data["estimate"]["n_labelled"] == 24
+    assert json.loads(mapping.read_text())["method"] == "platt"
+    again = CliRunner().invoke(
+        cli,
+        [
+            "calibrate",
+            str(pulled["table"]),
+            "--baseline",
+            str(saved),
+            "--resamples",
+            "200",
+            "--fail-under",
+            "agreement_rate=1.01",
+        ],
+    )
+    assert again.exit_code == 1  # the gate, not drift: the same judge raises no alarm
+    assert "no alarm" in again.stdout and "gate failed: agreement_rate" in again.stderr
