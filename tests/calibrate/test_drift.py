@@ -236,3 +236,30 @@ def test_rejudge_anchor_against_the_local_server(tmp_path: Path) -> None:
         assert "anchor check failed: agreement" in strict.stderr
     usage = CliRunner().invoke(cli, ["rejudge", str(ANNOTATIONS), "--prompt", "v1"])
     assert usage.exit_code == 2 and "-o/--output is required (unless --anchor)" in usage.stderr
+
+
+def test_a_drop_beyond_the_margin_without_significance_does_not_alarm(tmp_path: Path) -> None:
+    # The bundled table with the judge flipped on 30 of 86 records (README "Drift alarms"):
+    # agreement falls 0.068 (> margin 0.05) but its paired interval crosses 0 and McNemar
+    # p = 0.2, so only weighted κ and ρ, whose intervals lie below 0, alarm.
+    saved = tmp_path / "calibration.json"
+    res = CliRunner().invoke(cli, ["calibrate", str(ANNOTATIONS), "-f", "json", "-o", str(saved)])
+    assert res.exit_code == 0, res.output
+    table = pd.read_parquet(ANNOTATIONS)
+    rng = np.random.default_rng(0)
+    flip = set(rng.choice(table["record_id"].unique(), 30, replace=False))
+    m = table["record_id"].isin(flip)
+    table.loc[m, "llm_verdict"] = table.loc[m, "llm_verdict"].map(
+        {"supports": "not_supports", "not_supports": "supports", "partial": "supports"}
+    )
+    table.loc[m, "llm_score"] = 1 - table.loc[m, "llm_score"]
+    regressed = tmp_path / "regressed.parquet"
+    table.to_parquet(regressed, index=False)
+    res = CliRunner().invoke(
+        cli, ["calibrate", str(regressed), "--baseline", str(saved), "-f", "json"]
+    )
+    assert res.exit_code == 1
+    drift = json.loads(res.stdout)["drift"]
+    agreement = drift["comparison"]["figures"]["agreement_rate"]
+    assert agreement["diff"] < -0.05 and agreement["ci"][1] > 0
+    assert [a.split()[0] for a in drift["alarms"]] == ["weighted_kappa", "spearman_rho"]
