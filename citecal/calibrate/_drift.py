@@ -3,7 +3,7 @@
 ``citecal calibrate NEW --baseline CALIBRATION.json`` compares today's judge
 (new prompt, new model, new month) with the judge of a saved calibration on
 the records both share. The saved calibration carries the judge's answer per
-record (:class:`JudgeSnapshot`), so the baseline judge is put next to today's
+record (:class:`JudgeSnapshot`, in JSON output), so the baseline judge is put next to today's
 human scores and :func:`compare_judges` runs the paired tests: McNemar's exact
 test for agreement, the paired cluster bootstrap for κ, weighted κ and ρ. An
 alarm is raised when a figure drops by more than the margin *and* the drop is
@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from citecal.calibrate._compare import SIGNIFICANCE, compare_judges
 from citecal.calibrate._models import Drift, JudgeSnapshot
-from citecal.calibrate._table import CODE_COLUMNS
+from citecal.calibrate._table import CODE_COLUMNS, judge_support
 from citecal.config import CalibrationConfig
 from citecal.errors import InputError
 
@@ -41,17 +41,27 @@ def _texts(series: pd.Series) -> list[str | None]:
 
 
 def snapshot(df: pd.DataFrame) -> JudgeSnapshot:
-    """One row per record of a prepared table: the judge's verdict, binary answer and score."""
-    # The integer record codes prepare() adds dedupe a million rows faster than the ids.
+    """One entry per record of a prepared table: the judge's verdict, score and prompt.
+
+    Only what cannot be recomputed is kept (the binary answer follows from the
+    verdict and score, the report from today's table), and the lists are built
+    without validation copies: a year of annotations has a quarter of a
+    million records, and calibrate's memory target is 1 GB (README).
+    """
+    # First row of each record, found on the integer record codes prepare() adds, and only
+    # the four columns taken: a copy of the million-row table would cost 100 MB at the peak.
     key = CODE_COLUMNS["record_id"] if CODE_COLUMNS["record_id"] in df else "record_id"
-    first = df.drop_duplicates(key)
-    return JudgeSnapshot(
-        record_id=first["record_id"].astype(str).tolist(),
-        report_id=first["report_id"].astype(str).tolist(),
-        llm_verdict=_texts(first["llm_verdict"]),
-        judge_pos=_none(first["judge_pos"].to_numpy()),
-        judge_score=_none(first["judge_score"].to_numpy()),
-        prompt_version=_texts(first["prompt_version"]),
+    _, first = np.unique(df[key].to_numpy(), return_index=True)
+    first = np.sort(first)
+
+    def column(name: str) -> pd.Series:
+        return pd.Series(df[name].to_numpy()[first])
+
+    return JudgeSnapshot.model_construct(
+        record_id=column("record_id").astype(str).tolist(),
+        llm_verdict=_texts(column("llm_verdict")),
+        judge_score=_none(column("judge_score").to_numpy()),
+        prompt_version=_texts(column("prompt_version")),
     )
 
 
@@ -85,12 +95,17 @@ def read_snapshot(path: Path | str) -> JudgeSnapshot:
 
 def baseline_table(current: pd.DataFrame, base: JudgeSnapshot) -> pd.DataFrame:
     """Today's table restricted to the shared records, with the baseline judge's columns."""
+    scores = np.array([np.nan if v is None else v for v in base.judge_score], dtype=np.float64)
+    verdicts = np.array(base.llm_verdict, dtype=object)
+    # The one rule of citecal.support, as prepare() applies it (the score is already the
+    # support score, so no confidence is needed).
+    score, pos = judge_support(verdicts, np.full(len(verdicts), None, dtype=object), scores)
     judge = pd.DataFrame(
         {
             "record_id": base.record_id,
-            "llm_verdict": base.llm_verdict,
-            "judge_pos": np.array(base.judge_pos, dtype=np.float64),
-            "judge_score": np.array(base.judge_score, dtype=np.float64),
+            "llm_verdict": verdicts,
+            "judge_pos": pos,
+            "judge_score": score,
             "prompt_version": base.prompt_version,
         }
     ).drop_duplicates("record_id")

@@ -202,10 +202,8 @@ class JudgeSnapshot(_Model):
     """
 
     record_id: list[str]
-    report_id: list[str]
     llm_verdict: list[str | None]
-    judge_pos: list[float | None]
-    judge_score: list[float | None]
+    judge_score: list[float | None] = Field(description="Support score (own, else mapped).")
     prompt_version: list[str | None]
 
 

@@ -83,10 +83,10 @@ class _Figures:
     groups: dict[str, dict[str, Metrics]]
     mismatch: pd.DataFrame
     comparison: Comparison | None
-    corrections: dict[str, StrategyAcceptance] | None = None
-    judge: JudgeSnapshot
+    judge: JudgeSnapshot | None
     drift: Drift | None
     recalibration: RecalibrationMap | None
+    corrections: dict[str, StrategyAcceptance] | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,8 @@ class Checks:
     baseline_name: str = "baseline"
     drift_margin: float = 0.05
     map_method: MapMethod | None = None
+    snapshot: bool = True
+    """Keep the judge's answer per record (JSON output, a later --baseline)."""
 
 
 def _figures(
@@ -137,7 +139,7 @@ def _figures(
             else compare_judges(df, compare, name_a=input_name, name_b=compare_name, config=config)
         ),
         corrections=correction_acceptance(df),
-        judge=snapshot(df),
+        judge=snapshot(df) if checks.snapshot else None,
         drift=(
             None
             if checks.baseline is None

@@ -154,6 +154,7 @@ def calibrate_command(
         baseline_name=str(baseline),
         drift_margin=drift_margin,
         map_method=map_method if save_map is not None else None,  # type: ignore[arg-type]
+        snapshot=fmt == "json",  # only JSON can serve as a later --baseline
     )
     overrides: dict[str, dict[str, Any]] = {"calibration": {}}
     calibration = overrides["calibration"]

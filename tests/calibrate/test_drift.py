@@ -53,7 +53,15 @@ def test_calibration_json_carries_the_judge_per_record(tables: dict[str, Path]) 
     judge = data["judge"]
     assert len(judge["record_id"]) == 400
     assert set(judge["llm_verdict"]) == {"supports", "not_supports"}
-    assert all(p in (0.0, 1.0) for p in judge["judge_pos"])
+    assert set(judge) == {"record_id", "llm_verdict", "judge_score", "prompt_version"}
+    assert all(0.0 <= s <= 1.0 for s in judge["judge_score"])
+
+
+def test_only_json_output_carries_the_snapshot(tables: dict[str, Path]) -> None:
+    from citecal.calibrate._report import Checks, calibrate
+
+    report = calibrate(tables["base"], checks=Checks(snapshot=False))
+    assert report.judge is None
 
 
 def test_a_significant_drop_raises_an_alarm_and_exits_1(tables: dict[str, Path]) -> None:
