@@ -11,9 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from citecal.correct._acceptance import StrategyAcceptance
 from citecal.calibrate._estimate_models import EstimateReport
 from citecal.calibrate._recalibrate import RecalibrationMap
+from citecal.correct._acceptance import StrategyAcceptance
 from citecal.models import SCHEMA_VERSION
 
 DisagreementType = Literal["false_positive", "false_negative"]
