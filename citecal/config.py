@@ -159,13 +159,49 @@ class JudgeConfig(_Section):
     pricing: dict[str, PriceConfig] = Field(default_factory=_default_pricing)
 
 
-class ArgillaConfig(_Section):
-    """Annotation with Argilla (seed §7)."""
+LOCAL_ARGILLA_PORT = 6900
+"""Port of the local Argilla stack (``make argilla-up``); ``CITECAL_ARGILLA_PORT`` moves it."""
 
-    api_url: str = Field("http://127.0.0.1:6900", description="env ARGILLA_API_URL")
+
+def local_argilla_port() -> int:
+    """The local stack's port: ``CITECAL_ARGILLA_PORT``, else 6900.
+
+    The one place that reads the variable for Python: the CLI's default
+    ``ARGILLA_API_URL`` and the test fixture both come from here, and the stack
+    scripts (``services/argilla/env.sh``) read the same variable, so moving the
+    stack moves everything that talks to it (README "Start a local Argilla").
+
+    Raises:
+        ConfigError: the variable is not a port number.
+    """
+    raw = os.environ.get("CITECAL_ARGILLA_PORT", "").strip()
+    if not raw:
+        return LOCAL_ARGILLA_PORT
+    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
+        raise ConfigError(f"CITECAL_ARGILLA_PORT={raw!r} is not a port number (1-65535)")
+    return int(raw)
+
+
+def local_argilla_url() -> str:
+    """``http://127.0.0.1:<port>``: the local stack's address (:func:`local_argilla_port`)."""
+    return f"http://127.0.0.1:{local_argilla_port()}"
+
+
+class ArgillaConfig(_Section):
+    """Annotation with Argilla (README "Human annotation with Argilla")."""
+
+    api_url: str = Field(
+        f"http://127.0.0.1:{LOCAL_ARGILLA_PORT}",
+        description="env ARGILLA_API_URL; default the local stack (CITECAL_ARGILLA_PORT).",
+    )
     api_key: str | None = Field(None, description="env ARGILLA_API_KEY")
     workspace: str = "citecal"
-    min_submitted: int = Field(1, ge=1)
+    min_submitted: int = Field(
+        2,
+        ge=1,
+        description="Submitted answers a record needs before it leaves every annotator's queue "
+        "(2: every record is rated twice, so annotators can be compared).",
+    )
     batch_size: int = Field(256, ge=1)
 
 
@@ -463,6 +499,14 @@ def config_layers(
         value = os.environ.get(var)
         if value:
             env.setdefault(section, {})[key] = value
+    if (
+        include_env
+        and os.environ.get("CITECAL_ARGILLA_PORT")
+        and "api_url" not in env.get("argilla", {})
+    ):
+        # The stack was moved (README "Start a local Argilla"): talk to it there, not to
+        # whatever answers on 6900. An explicit ARGILLA_API_URL still wins.
+        env.setdefault("argilla", {})["api_url"] = local_argilla_url()
     if env:
         layers.append(("environment", env))
     return layers

@@ -64,6 +64,7 @@ from citecal.annotate._settings import (
     settings_diff,
     to_settings,
 )
+from citecal.annotate._users import Annotator, NewAnnotator, add_annotator, list_annotators
 
 __all__ = [
     "DEFAULT_SPEC_PATH",
@@ -72,6 +73,7 @@ __all__ = [
     "TABLE_COLUMNS",
     "AnnotationRecord",
     "AnnotationSpec",
+    "Annotator",
     "ArgillaAuthError",
     "ArgillaNotFound",
     "ArgillaUnavailable",
@@ -79,12 +81,14 @@ __all__ = [
     "BuiltRecords",
     "Candidate",
     "CodeLine",
+    "NewAnnotator",
     "PullCounts",
     "PullResult",
     "PushSummary",
     "SchemaMismatch",
     "Strategy",
     "SuggestionValue",
+    "add_annotator",
     "annotation_rows",
     "argilla_errors",
     "build_record",
@@ -95,6 +99,7 @@ __all__ = [
     "get_workspace",
     "is_batch_output",
     "judge_agent",
+    "list_annotators",
     "load_spec",
     "parse_spec",
     "parse_timestamp",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import warnings
 from collections.abc import Iterator
 
@@ -54,9 +55,11 @@ class NotArgilla(ServiceError):
 
 
 def _not_argilla(where: str, why: str) -> NotArgilla:
+    from citecal.config import local_argilla_url
+
     return NotArgilla(
         f"{where} does not answer like an Argilla server ({why}): set ARGILLA_API_URL to the "
-        "Argilla server's address (the local stack: http://127.0.0.1:6900)"
+        f"Argilla server's address (the local stack: {local_argilla_url()})"
     )
 
 
@@ -86,8 +89,12 @@ def offline_client() -> rg.Argilla:
 
 
 def api_key_of(config: ArgillaConfig) -> str:
-    """The configured key (``ARGILLA_API_KEY``), else the local stack's owner key."""
-    return config.api_key or LOCAL_API_KEY
+    """The configured key (``ARGILLA_API_KEY``), else the local stack's owner key.
+
+    The stack scripts make the owner with ``CITECAL_ARGILLA_OWNER_KEY`` when it
+    is set, so the fallback reads it too.
+    """
+    return config.api_key or os.environ.get("CITECAL_ARGILLA_OWNER_KEY") or LOCAL_API_KEY
 
 
 @contextlib.contextmanager

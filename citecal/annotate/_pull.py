@@ -173,7 +173,7 @@ def annotation_rows(
             if score is None:
                 raise InputError(
                     f"a submitted response of record {record.get('external_id')} has no "
-                    f"answer to {score_q.name!r}: is --config the dataset's annotation config?"
+                    f"answer to {score_q.name!r}: is --spec the dataset's definition?"
                 )
             user_id = str(response.get("user_id"))
             row = {
@@ -220,7 +220,7 @@ def annotation_rows(
                 where = ".".join(str(x) for x in err["loc"])
                 raise InputError(
                     f"record {row['record_id']}: {where}: {err['msg']} "
-                    "(is --config the dataset's annotation config?)"
+                    "(is --spec the dataset's definition?)"
                 ) from None
             rows.append(row)
     counts = PullCounts(

@@ -56,6 +56,7 @@ from citecal.annotate._sampling import (
 from citecal.annotate._settings import (
     AnnotationSpec,
     describe_settings,
+    min_submitted_of,
     settings_diff,
     to_settings,
 )
@@ -87,6 +88,10 @@ class PushSummary:
     failed: int
     seconds: float
     upload_seconds: float = 0.0
+    min_submitted: int | None = None
+    """The dataset's task distribution: answers a record needs (README "What overlap buys")."""
+    min_submitted_wanted: int | None = None
+    """What this push asked for; differs from ``min_submitted`` for an older dataset."""
     skipped_reasons: tuple[tuple[str, str], ...] = ()
     failures: tuple[str, ...] = field(default=())
     corrections_offered: int = 0
@@ -273,7 +278,7 @@ def ensure_dataset(
                     f"dataset {name!r} in workspace {workspace.name!r} at {api_url} "
                     f"(ARGILLA_API_URL) has different settings than the annotation config: "
                     f"{'; '.join(diff)} "
-                    "(push to a new --dataset name, or pass the --config it was created with)"
+                    "(push to a new --dataset name, or pass the --spec it was created with)"
                 )
             return dataset, created
         try:
@@ -398,6 +403,7 @@ def push_evaluation(
     seed: int = 0,
     repo: Path | None = None,
     batch_size: int | None = None,
+    min_submitted: int | None = None,
     client: rg.Argilla | None = None,
     progress: Callable[[int], Progress] | None = None,
     corrections: CorrectionsFile | None = None,
@@ -433,6 +439,7 @@ def push_evaluation(
         dataset_name=dataset_name,
         workspace=workspace,
         batch_size=batch_size,
+        min_submitted=min_submitted,
         client=client,
         progress=progress,
         left_out=len(valid) - len(chosen),
@@ -453,6 +460,7 @@ def push_batch(
     strategy: Strategy = "stratified",
     seed: int = 0,
     batch_size: int | None = None,
+    min_submitted: int | None = None,
     client: rg.Argilla | None = None,
     progress: Callable[[int], Progress] | None = None,
 ) -> PushSummary:
@@ -487,6 +495,7 @@ def push_batch(
         dataset_name=dataset_name,
         workspace=workspace,
         batch_size=batch_size,
+        min_submitted=min_submitted,
         client=client,
         progress=progress,
         left_out=drawn.candidates - drawn.chosen,
@@ -502,17 +511,23 @@ def _upload(
     dataset_name: str,
     workspace: str | None,
     batch_size: int | None,
+    min_submitted: int | None,
     client: rg.Argilla | None,
     progress: Callable[[int], Progress] | None,
     left_out: int,
     t0: float,
 ) -> PushSummary:
-    """Create or check the dataset, upsert ``built``'s records, count what happened."""
+    """Create or check the dataset, upsert ``built``'s records, count what happened.
+
+    ``min_submitted`` (else the YAML's, else ``[argilla] min_submitted``) applies to a
+    new dataset; an existing one keeps its own, which the summary reports.
+    """
     client = client or connect(config)
     require_dataset_rights(client, config.api_url)
     ws_name = workspace or config.workspace
     ws = get_workspace(client, ws_name, config.api_url)
-    settings = to_settings(spec, config.min_submitted, client)
+    wanted = min_submitted or spec.min_submitted or config.min_submitted
+    settings = to_settings(spec, wanted, client)
     dataset, created_dataset = ensure_dataset(client, dataset_name, ws, settings, config.api_url)
     before = set() if created_dataset else existing_record_ids(client, dataset, config.api_url)
     tick = progress(len(built.records)) if progress is not None else None
@@ -534,6 +549,8 @@ def _upload(
         failed=len(failed_ids),
         seconds=time.perf_counter() - t0,
         upload_seconds=time.perf_counter() - t_upload,
+        min_submitted=min_submitted_of(dataset.settings),
+        min_submitted_wanted=wanted,
         skipped_reasons=built.skipped,
         failures=tuple(failures),
     )

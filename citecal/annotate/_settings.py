@@ -19,10 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from citecal._io import read_text_file
 from citecal.errors import ConfigError
 
-DEFAULT_SPEC_PATH = (
-    Path(__file__).resolve().parents[2] / "annotation_configs" / "citation_support.yaml"
-)
-"""The bundled citation-support dataset definition (source checkout)."""
+SPEC_DIR = Path(__file__).resolve().parents[1] / "annotation_configs"
+"""The bundled dataset definitions, shipped inside the package (also ``annotation_configs/``
+at the top of a source checkout, a link to this directory)."""
+
+DEFAULT_SPEC_PATH = SPEC_DIR / "citation_support.yaml"
+"""The default dataset definition: does the cited code support the claim (0–3)."""
 
 RECORD_SOURCES: tuple[str, ...] = (
     "best_match",
@@ -221,9 +223,38 @@ def parse_spec(data: object, origin: str = "annotation config") -> AnnotationSpe
         raise ConfigError(f"{origin}: invalid '{where}': {err['msg']}") from None
 
 
-def load_spec(path: Path | str | None = None) -> AnnotationSpec:
-    """Read a dataset definition (default: the bundled ``citation_support.yaml``)."""
-    path = Path(path) if path is not None else DEFAULT_SPEC_PATH
+def bundled_specs() -> list[str]:
+    """Names of the bundled dataset definitions (``citation_support``, ...)."""
+    return sorted(p.stem for p in SPEC_DIR.glob("*.yaml"))
+
+
+def spec_path(spec: Path | str | None) -> Path:
+    """The file ``--spec`` names: a path, or a bundled definition's name.
+
+    ``--spec citation_support_binary`` (or ``citation_support_binary.yaml``)
+    works from an installed wheel, where there is no ``annotation_configs/``
+    directory beside the working directory; a path that exists always wins.
+
+    Raises:
+        ConfigError: neither a file nor a bundled name.
+    """
+    if spec is None:
+        return DEFAULT_SPEC_PATH
+    path = Path(spec)
+    if path.exists() or len(path.parts) > 1:
+        return path
+    bundled = SPEC_DIR / (path.name if path.suffix == ".yaml" else f"{path.name}.yaml")
+    if bundled.is_file():
+        return bundled
+    raise ConfigError(
+        f"annotation spec not found: {spec} (a YAML file, or a bundled one: "
+        f"{', '.join(bundled_specs())})"
+    )
+
+
+def load_spec(spec: Path | str | None = None) -> AnnotationSpec:
+    """Read a dataset definition: a file or a bundled name (default ``citation_support``)."""
+    path = spec_path(spec)
     text = read_text_file(path, "annotation config")
     try:
         data = yaml.safe_load(text)
@@ -232,10 +263,22 @@ def load_spec(path: Path | str | None = None) -> AnnotationSpec:
     return parse_spec(data, str(path))
 
 
+DEFAULT_MIN_SUBMITTED = 2
+"""Answers a record needs before it leaves the queues: two, so annotators overlap."""
+
+
 def to_settings(
-    spec: AnnotationSpec, min_submitted: int = 1, client: rg.Argilla | None = None
+    spec: AnnotationSpec,
+    min_submitted: int = DEFAULT_MIN_SUBMITTED,
+    client: rg.Argilla | None = None,
 ) -> rg.Settings:
     """The ``rg.Settings`` for ``spec``; ``min_submitted`` applies when the YAML leaves it null.
+
+    ``min_submitted`` is Argilla's task distribution: a record leaves every
+    annotator's queue once that many have submitted an answer. With 1, each
+    record is answered by one person and there is nothing to compare
+    annotators with (no Krippendorff α, no human ceiling); 2 is the default
+    (README "What overlap buys").
 
     ``client`` is the connection the settings objects belong to (the SDK ties
     them to one); without it they get an offline client, so this stays pure.
@@ -348,13 +391,22 @@ def describe_settings(settings: rg.Settings) -> dict[str, dict[str, Any]]:
             desc["max"] = None if m.max is None else float(m.max)
         out[f"metadata {m.name}"] = desc
     out["extra metadata"] = {"allowed": bool(settings.allow_extra_metadata)}
-    dist = settings.distribution
-    out["distribution"] = {"min_submitted": getattr(dist, "min_submitted", None)}
     return out
 
 
+def min_submitted_of(settings: rg.Settings) -> int | None:
+    """The task distribution's ``min_submitted`` (None when the settings have none)."""
+    value = getattr(settings.distribution, "min_submitted", None)
+    return None if value is None else int(value)
+
+
 def settings_diff(expected: rg.Settings, actual: rg.Settings) -> list[str]:
-    """Readable differences, one line each, between the wanted and the server's settings."""
+    """Readable differences, one line each, between the wanted and the server's settings.
+
+    The task distribution is not compared: it changes who is asked, not what
+    records or answers look like, so a dataset made with another
+    ``min_submitted`` still takes records (``push`` says which value it keeps).
+    """
     want, have = describe_settings(expected), describe_settings(actual)
     lines: list[str] = []
     for key in sorted(want.keys() | have.keys()):

@@ -63,3 +63,53 @@ def parse_thresholds(text: str | None, allowed: tuple[str, ...]) -> dict[str, fl
     if not out:
         raise InputError(f"--fail-under is empty: write NAME=VALUE, e.g. {allowed[0]}=0.6")
     return out
+
+
+def argilla_options(*, spec: bool = True) -> Callable[[F], F]:
+    """``--workspace``, ``--config`` (TOML settings) and ``--spec`` (dataset YAML) for the
+    commands that talk to Argilla.
+
+    ``--config`` means the same TOML settings file in every command (``eval``
+    too); the dataset definition is ``--spec`` (README "Human annotation with
+    Argilla"), a YAML file or the name of a bundled one.
+    """
+
+    def decorator(fn: F) -> F:
+        if spec:
+            fn = click.option(
+                "--spec",
+                "spec",
+                default=None,
+                metavar="YAML|NAME",
+                help="Dataset definition: a YAML file or a bundled name (citation_support, "
+                "citation_support_binary, excerpt_support, sentence_support, answer_citation). "
+                "Default: citation_support.",
+            )(fn)
+        fn = click.option(
+            "--config",
+            "config_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            callback=_toml_only,
+            help="TOML settings file ([argilla] section); see README 'Configuration'.",
+        )(fn)
+        fn = click.option(
+            "--workspace",
+            default=None,
+            help="Argilla workspace (default: [argilla] workspace, 'citecal').",
+        )(fn)
+        return fn
+
+    return decorator
+
+
+def _toml_only(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """``--config x.yaml`` was the dataset YAML before ``--spec``: say so, not a TOML error."""
+    from citecal.errors import InputError
+
+    if value is not None and value.suffix.lower() in (".yaml", ".yml"):
+        raise InputError(
+            f"--config {value}: a dataset definition is passed as --spec {value} "
+            "(--config takes the TOML settings file)"
+        )
+    return value

@@ -13,10 +13,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from citecal._io import atomic_write_text, check_output, read_text_file
 from citecal.commands._options import output_options
-from citecal.config import Config, describe_repo_layer, load_config, repo_config_layers
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
+    from citecal.config import Config
     from citecal.models import EvalResult
     from citecal.source import SourceStore
     from citecal.verify.judge import Judge
@@ -239,6 +239,7 @@ def eval_command(
         return
     if corrections_path is not None:
         raise InputError("--corrections needs --correct")
+    from citecal.config import describe_repo_layer, load_config, repo_config_layers
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
 

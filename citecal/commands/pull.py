@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from citecal._io import check_output
+from citecal.commands._options import argilla_options
 from citecal.config import load_config
 from citecal.errors import InputError
 
@@ -37,20 +38,14 @@ def parse_since(value: str | None) -> datetime | None:
     help="Annotation table: .parquet, .csv or .jsonl (written atomically).",
 )
 @click.option("--since", default=None, help="Only responses submitted at or after this time.")
-@click.option("--workspace", default=None, help="Argilla workspace (default: 'citecal').")
-@click.option(
-    "--config",
-    "spec_file",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="The dataset's definition YAML (default: annotation_configs/citation_support.yaml).",
-)
+@argilla_options()
 def pull_command(
     dataset: str,
     output: Path,
     since: str | None,
     workspace: str | None,
-    spec_file: Path | None,
+    config_file: Path | None,
+    spec: str | None,
 ) -> None:
     """Export every submitted answer of every annotator, joined with the judge's verdict.
 
@@ -61,6 +56,7 @@ def pull_command(
     Examples:
       citecal pull --dataset review -o annotations.parquet
       citecal pull --dataset review -o new.csv --since 2026-11-22T00:00:00Z
+      citecal pull --dataset review-yn --spec citation_support_binary -o yn.parquet
     """
     from citecal.annotate import TABLE_COLUMNS, load_spec, pull_annotations, write_table
 
@@ -69,10 +65,10 @@ def pull_command(
             f"cannot tell the output format from {output.name!r}: use .parquet, .csv or .jsonl"
         )
     check_output(output)  # before any download
-    spec = load_spec(spec_file)
-    config = load_config().argilla
+    definition = load_spec(spec)
+    config = load_config(None, config_file).argilla
     result = pull_annotations(
-        spec, config, dataset_name=dataset, workspace=workspace, since=parse_since(since)
+        definition, config, dataset_name=dataset, workspace=workspace, since=parse_since(since)
     )
     fmt = write_table(result.table, output)
     c = result.counts

@@ -10,6 +10,7 @@ import click
 from pydantic import ValidationError
 
 from citecal._io import read_text_file
+from citecal.commands._options import argilla_options
 from citecal.config import load_config
 from citecal.errors import InputError, ServiceError
 from citecal.models import EvalResult
@@ -43,13 +44,12 @@ def read_eval_json(path: Path) -> EvalResult:
         ) from None
 
 
-def _answers_spec(result: EvalResult) -> Path | None:
-    """``answer_citation.yaml`` for a ``citecal validate`` result pushed without ``--config``."""
-    from citecal.annotate._settings import DEFAULT_SPEC_PATH
+def _answers_spec(result: EvalResult) -> str | None:
+    """``answer_citation`` for a ``citecal validate`` result pushed without ``--spec``."""
     from citecal.answers._annotate import ANSWER_MODEL
 
     if result.citations and all(c.model == ANSWER_MODEL for c in result.citations):
-        return DEFAULT_SPEC_PATH.with_name("answer_citation.yaml")
+        return "answer_citation"
     return None
 
 
@@ -58,17 +58,7 @@ def _answers_spec(result: EvalResult) -> Path | None:
 @click.option(
     "--dataset", "dataset", required=True, help="Argilla dataset name (created if missing)."
 )
-@click.option(
-    "--workspace", default=None, help="Argilla workspace (default: [argilla] workspace, 'citecal')."
-)
-@click.option(
-    "--config",
-    "spec_file",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Dataset definition YAML (default: annotation_configs/citation_support.yaml, "
-    "answer_citation.yaml for a `citecal validate` result).",
-)
+@argilla_options()
 @click.option("--blind", is_flag=True, help="No judge suggestions or reasoning (no anchoring).")
 @click.option(
     "--sample", type=click.IntRange(min=1), default=None, help="Push at most N citations."
@@ -98,11 +88,19 @@ def _answers_spec(result: EvalResult) -> Path | None:
     default=None,
     help="A `citecal correct --corrections` file: offer each proposal as the suggested correction.",
 )
+@click.option(
+    "--min-submitted",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Answers a record needs before it leaves every queue, for a new dataset "
+    "(default: the spec's, else [argilla] min_submitted = 2).",
+)
 def push_command(
     eval_json: Path,
     dataset: str,
     workspace: str | None,
-    spec_file: Path | None,
+    config_file: Path | None,
+    spec: str | None,
     blind: bool,
     sample: int | None,
     strategy: str | None,
@@ -110,6 +108,7 @@ def push_command(
     repo: Path | None,
     batch_size: int | None,
     corrections_path: Path | None,
+    min_submitted: int | None,
 ) -> None:
     """Push the valid citations of EVALUATION to an Argilla dataset for annotation.
 
@@ -120,8 +119,10 @@ def push_command(
     repository and verdict). Records get stable ids (report, claim, citation,
     revision), so pushing the same evaluation again updates them without
     duplicates and keeps every answer already given. The server is
-    ARGILLA_API_URL (default http://127.0.0.1:6900, started by `make
-    argilla-up`) with ARGILLA_API_KEY.
+    ARGILLA_API_URL (default http://127.0.0.1:6900, or the port in
+    CITECAL_ARGILLA_PORT; started by `make argilla-up`) with ARGILLA_API_KEY.
+    Each record waits for --min-submitted answers (default 2) before it
+    leaves the annotators' queues.
 
     \b
     Examples:
@@ -129,6 +130,7 @@ def push_command(
       citecal push eval.json --dataset review
       citecal push validation.json --dataset qa-citations
       citecal push eval.json --dataset review-blind --blind --sample 50 --strategy uncertain
+      citecal push eval.json --dataset review-yn --spec citation_support_binary
       citecal push out/citations.parquet --dataset review --sample 200 --seed 7
       citecal push eval.json --dataset review --corrections fixes.json
     """
@@ -150,10 +152,10 @@ def push_command(
         from citecal.correct._annotate import read_corrections
 
         corrections = read_corrections(corrections_path)
-    if spec_file is None and result is not None:
-        spec_file = _answers_spec(result)
-    spec = load_spec(spec_file)
-    config = load_config().argilla
+    if spec is None and result is not None:
+        spec = _answers_spec(result)
+    definition = load_spec(spec)
+    config = load_config(None, config_file).argilla
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -171,7 +173,7 @@ def push_command(
         if result is None:
             summary = push_batch(
                 eval_json,
-                spec,
+                definition,
                 config,
                 dataset_name=dataset,
                 workspace=workspace,
@@ -180,12 +182,13 @@ def push_command(
                 strategy=strategy or "stratified",  # type: ignore[arg-type]
                 seed=seed,
                 batch_size=batch_size,
+                min_submitted=min_submitted,
                 progress=start,
             )
         else:
             summary = push_evaluation(
                 result,
-                spec,
+                definition,
                 config,
                 dataset_name=dataset,
                 workspace=workspace,
@@ -195,6 +198,7 @@ def push_command(
                 seed=seed,
                 repo=repo,
                 batch_size=batch_size,
+                min_submitted=min_submitted,
                 progress=start,
                 corrections=corrections,
             )
@@ -208,6 +212,13 @@ def push_command(
         click.echo(
             f"offered {summary.corrections_offered} of {len(corrections.corrections)} proposed "
             "correction(s) as suggestions (corrections of citations not pushed are left out)"
+        )
+    if summary.min_submitted is not None and summary.min_submitted != summary.min_submitted_wanted:
+        click.echo(
+            f"note: the dataset keeps min_submitted={summary.min_submitted} (set when it was "
+            f"created; {summary.min_submitted_wanted} was asked for): change it in the dataset's "
+            "settings in the Argilla UI",
+            err=True,
         )
     for citation, reason in summary.skipped_reasons:
         click.echo(f"  skipped {citation}: {reason}", err=True)

@@ -9,15 +9,17 @@ SERVICES_DIR="$ARGILLA_STACK_ROOT/services/argilla"
 VENV="$STATE/venv"
 ARGILLA_SERVER_VERSION="${CITECAL_ARGILLA_SERVER_VERSION:-2.8.0}"
 
-# Ports, all bound to 127.0.0.1.
+# Ports, all bound to 127.0.0.1. CITECAL_ARGILLA_PORT is also read by the citecal CLI
+# (the default ARGILLA_API_URL) and by the tests, so one variable moves all three.
 ARGILLA_PORT="${CITECAL_ARGILLA_PORT:-6900}"
 # Server processes: record validation is CPU-bound Python, so two workers let
 # concurrent bulk requests (citecal push sends several) use both cores.
 ARGILLA_WORKERS="${CITECAL_ARGILLA_WORKERS:-2}"
 REDIS_PORT="${CITECAL_REDIS_PORT:-6391}"
-# The search runner listens on SEARCH_BASE_PORT + 1 (it numbers nodes from 1).
+# The search runner listens on SEARCH_BASE_PORT + 1 (it numbers nodes from 1) and accepts
+# HTTP ports up to SEARCH_MAX_HTTP_PORT only; the node-to-node (transport) port is separate.
 SEARCH_BASE_PORT="${CITECAL_SEARCH_BASE_PORT:-9280}"
-SEARCH_PORT=$((SEARCH_BASE_PORT + 1))
+SEARCH_MAX_HTTP_PORT=9299
 SEARCH_TRANSPORT_PORT="${CITECAL_SEARCH_TRANSPORT_PORT:-9380}"
 SEARCH_HEAP="${CITECAL_SEARCH_HEAP:-1g}"
 
@@ -44,11 +46,34 @@ LOG_DIR="$STATE/logs"
 RUN_DIR="$STATE/run"
 SECRET_FILE="$STATE/auth_secret_key"
 
-ARGILLA_URL="http://127.0.0.1:$ARGILLA_PORT"
-SEARCH_URL="http://127.0.0.1:$SEARCH_PORT"
-
 log() { printf '[argilla-stack] %s\n' "$*" >&2; }
 die() { printf '[argilla-stack] ERROR: %s\n' "$*" >&2; exit 1; }
+
+is_port() { [[ "$1" =~ ^[0-9]+$ ]] && ((10#$1 >= 1 && 10#$1 <= 65535)); }
+
+# Port settings are checked before anything is installed or started: a bad value used to
+# surface minutes later as OpenSearch's "Closed all nodes" and nothing else.
+check_port_settings() {
+  local var value
+  for var in CITECAL_ARGILLA_PORT CITECAL_REDIS_PORT CITECAL_SEARCH_BASE_PORT CITECAL_SEARCH_TRANSPORT_PORT; do
+    value="${!var:-}"
+    [[ -z "$value" ]] || is_port "$value" || die "$var=$value is not a port number (1-65535)"
+  done
+  if ((10#$SEARCH_BASE_PORT + 1 > SEARCH_MAX_HTTP_PORT)); then
+    die "CITECAL_SEARCH_BASE_PORT=$SEARCH_BASE_PORT puts OpenSearch's HTTP port at $((SEARCH_BASE_PORT + 1)), but its runner accepts HTTP ports up to $SEARCH_MAX_HTTP_PORT: use a base port of at most $((SEARCH_MAX_HTTP_PORT - 1)) (default 9280)"
+  fi
+  local -A seen=()
+  for var in "CITECAL_ARGILLA_PORT=$ARGILLA_PORT" "CITECAL_REDIS_PORT=$REDIS_PORT" \
+    "CITECAL_SEARCH_BASE_PORT+1=$((SEARCH_BASE_PORT + 1))" "CITECAL_SEARCH_TRANSPORT_PORT=$SEARCH_TRANSPORT_PORT"; do
+    value="${var#*=}"
+    [[ -z "${seen[$value]:-}" ]] || die "${seen[$value]} and ${var%%=*} are both port $value: give each component its own port"
+    seen[$value]="${var%%=*}"
+  done
+}
+if is_port "$SEARCH_BASE_PORT"; then SEARCH_PORT=$((10#$SEARCH_BASE_PORT + 1)); else SEARCH_PORT="$SEARCH_BASE_PORT+1"; fi
+
+ARGILLA_URL="http://127.0.0.1:$ARGILLA_PORT"
+SEARCH_URL="http://127.0.0.1:$SEARCH_PORT"
 
 # Environment of argilla-server and its worker.
 server_env() {
@@ -81,6 +106,22 @@ search_ok() {
 }
 argilla_ok() { curl -fsS -m 5 "$ARGILLA_URL/api/v1/status" >/dev/null 2>&1; }
 worker_ok() { pid_alive worker; }
+
+stop_component() {  # stop_component NAME: TERM the process group, wait, then KILL
+  local name="$1" f="$RUN_DIR/$1.pid" pid i
+  if ! [[ -f "$f" ]]; then log "$name: not running"; return 0; fi
+  pid="$(cat "$f")"
+  if ! kill -0 "$pid" 2>/dev/null; then log "$name: not running (stale pid file)"; rm -f "$f"; return 0; fi
+  # Each component runs in its own session (setsid): its pid is its group id.
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 60; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "$name: still running after 30s, killing"
+    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+  log "$name: stopped"
+}
 
 wait_for() {  # wait_for NAME SECONDS CHECK_FUNCTION
   local name="$1" limit="$2" check="$3" i

@@ -6,8 +6,37 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
+check_port_settings  # before a first install's few minutes, not after
+
+need_free_port() {  # need_free_port NAME PORT VARIABLE
+  if port_open "$2"; then
+    die "port $2 (for $1, $3) is taken by another process: free it, or move this stack with $3 (all ports: services/argilla/env.sh)"
+  fi
+}
+
+# Every port this start needs must be free before anything starts (components already
+# running from this state directory keep theirs).
+pid_alive redis || need_free_port redis "$REDIS_PORT" CITECAL_REDIS_PORT
+if ! pid_alive search; then
+  need_free_port "$SEARCH_ENGINE" "$SEARCH_PORT" "CITECAL_SEARCH_BASE_PORT (+1)"
+  need_free_port "$SEARCH_ENGINE transport" "$SEARCH_TRANSPORT_PORT" CITECAL_SEARCH_TRANSPORT_PORT
+fi
+pid_alive server || need_free_port argilla-server "$ARGILLA_PORT" CITECAL_ARGILLA_PORT
+
 "$SERVICES_DIR/install.sh" "$@"
 mkdir -p "$LOG_DIR" "$RUN_DIR" "$STATE/redis" "$STATE/home"
+
+# A start that fails stops what it started (and only that): no Redis or JVM left behind.
+STARTED=()
+cleanup_on_failure() {
+  local rc=$? i
+  ((rc == 0)) && return 0
+  ((${#STARTED[@]})) || return "$rc"
+  log "start-up failed: stopping what this run started (${STARTED[*]})"
+  for ((i = ${#STARTED[@]} - 1; i >= 0; i--)); do stop_component "${STARTED[i]}" || true; done
+  return "$rc"
+}
+trap cleanup_on_failure EXIT
 
 start_bg() {  # start_bg NAME DIR CMD...: own session (survives the caller), pid file, log
   local name="$1" dir="$2"
@@ -17,14 +46,11 @@ start_bg() {  # start_bg NAME DIR CMD...: own session (survives the caller), pid
   (cd "$dir" && exec setsid bash -c 'echo $$ >"$0"; exec "$@"' "$RUN_DIR/$name.pid" "$@") \
     >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
   local i
-  for ((i = 0; i < 50; i++)); do [[ -s "$RUN_DIR/$name.pid" ]] && return 0; sleep 0.1; done
+  for ((i = 0; i < 50; i++)); do
+    if [[ -s "$RUN_DIR/$name.pid" ]]; then STARTED+=("$name"); return 0; fi
+    sleep 0.1
+  done
   die "$name did not start (log: $LOG_DIR/$name.log)"
-}
-
-need_free_port() {  # need_free_port NAME PORT
-  if port_open "$2"; then
-    die "port $2 (for $1) is taken by another process; free it or set the CITECAL_*_PORT variables (services/argilla/env.sh)"
-  fi
 }
 
 t0=$SECONDS
@@ -34,7 +60,6 @@ if pid_alive redis && redis_ok; then
   log "redis already running on 127.0.0.1:$REDIS_PORT"
 else
   rm -f "$RUN_DIR/redis.pid"
-  need_free_port redis "$REDIS_PORT"
   start_bg redis "$STATE/redis" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" \
     --save "" --appendonly no --protected-mode yes --dir "$STATE/redis" --daemonize no
 fi
@@ -47,8 +72,6 @@ elif pid_alive search; then
   log "$SEARCH_ENGINE is starting"
 else
   rm -f "$RUN_DIR/search.pid"
-  need_free_port "$SEARCH_ENGINE" "$SEARCH_PORT"
-  need_free_port "$SEARCH_ENGINE transport" "$SEARCH_TRANSPORT_PORT"
   conf="$SEARCH_DIR/data/node_1/config"
   mkdir -p "$conf"
   cat >"$conf/opensearch.yml" <<YML
@@ -66,7 +89,7 @@ YML
   SEARCH_STARTED=1
 fi
 
-wait_for redis 30 redis_ok redis
+wait_for redis 30 redis_ok redis || die "redis did not start (log: $LOG_DIR/redis.log)"
 
 # Database migration and owner user (no-ops when done) while the JVM warms up.
 server_env
@@ -75,7 +98,7 @@ if ! pid_alive server; then
     { tail -n 30 "$LOG_DIR/bootstrap.log" >&2; die "database set-up failed (log: $LOG_DIR/bootstrap.log)"; }
 fi
 
-wait_for "$SEARCH_ENGINE" 180 search_ok search
+wait_for "$SEARCH_ENGINE" 180 search_ok search || die "$SEARCH_ENGINE did not start (log: $LOG_DIR/search.log)"
 ((SEARCH_STARTED)) && log "$SEARCH_ENGINE answers on $SEARCH_URL"
 
 # argilla-server: UI and API on one port.
@@ -83,7 +106,6 @@ if pid_alive server && argilla_ok; then
   log "argilla-server already running on $ARGILLA_URL"
 elif ! pid_alive server; then
   rm -f "$RUN_DIR/server.pid"
-  need_free_port argilla-server "$ARGILLA_PORT"
   start_bg server "$STATE" "$VENV/bin/uvicorn" argilla_server:app \
     --host 127.0.0.1 --port "$ARGILLA_PORT" --workers "$ARGILLA_WORKERS" \
     --log-level warning --no-access-log
@@ -97,7 +119,7 @@ else
   start_bg worker "$STATE" "$VENV/bin/python" -m argilla_server worker --num-workers 1
 fi
 
-wait_for argilla-server 120 argilla_ok server
+wait_for argilla-server 120 argilla_ok server || die "argilla-server did not start (log: $LOG_DIR/server.log)"
 sleep 1
 pid_alive worker || { tail -n 30 "$LOG_DIR/worker.log" >&2; die "the rq worker exited (log: $LOG_DIR/worker.log)"; }
 

@@ -1,8 +1,10 @@
 """The Argilla stack for integration tests: a running server, or the project's own scripts.
 
 Order: ``ARGILLA_API_URL`` (+ ``ARGILLA_API_KEY``) when set; else a server that
-already answers on http://127.0.0.1:6900; else ``services/argilla/up.sh``
-installs and starts the local stack, and ``down.sh`` stops it at session end.
+already answers on the local stack's port (6900, or ``CITECAL_ARGILLA_PORT``:
+the same variable the stack scripts and the CLI read); else
+``services/argilla/up.sh`` installs and starts the local stack there, and
+``down.sh`` stops it at session end.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import pytest
 from annotate_factories import ROOT, Stack
 
 from citecal.annotate import LOCAL_API_KEY
+from citecal.config import local_argilla_url
 
 SERVICES = ROOT / "services" / "argilla"
-LOCAL_URL = "http://127.0.0.1:6900"
+LOCAL_URL = local_argilla_url()
 INSTALL_TIMEOUT_S = 45 * 60
 
 

@@ -8,13 +8,18 @@ import argilla as rg
 import pytest
 import yaml
 
-from citecal.annotate import (
+from citecal.annotate._settings import (
     DEFAULT_SPEC_PATH,
+    SPEC_DIR,
+    bundled_specs,
     load_spec,
+    min_submitted_of,
     parse_spec,
     settings_diff,
+    spec_path,
     to_settings,
 )
+from citecal.config import ArgillaConfig
 from citecal.errors import ConfigError
 
 CONFIG_DIR = DEFAULT_SPEC_PATH.parent
@@ -116,16 +121,46 @@ def test_settings_diff_lists_each_structural_change() -> None:
     data["questions"][0]["values"] = [0, 1, 2, 3, 4, 5]
     data["fields"] = [f for f in data["fields"] if f["name"] != "context"]
     data["metadata"].append({"name": "extra", "type": "terms", "source": "section"})
-    data["min_submitted"] = 2
     data["hidden"] = []
     have = to_settings(parse_spec(data))
     diff = settings_diff(want, have)
     assert "+ field context: missing on the server" in diff
     assert "- metadata extra: on the server, not in the config" in diff
     assert "~ question supports_claim: values [0, 1, 2, 3, 4, 5] → [0, 1, 2, 3]" in diff
-    assert "~ distribution: min_submitted 2 → 1" in diff
     assert "~ extra metadata: allowed False → True" in diff
-    assert len(diff) == 5
+    assert len(diff) == 4
+
+
+def test_default_distribution_asks_two_annotators_per_record() -> None:
+    """With min_submitted = 1 a record leaves every queue after one answer: no overlap."""
+    assert to_settings(load_spec()).distribution.min_submitted == 2
+    assert ArgillaConfig().min_submitted == 2
+    assert to_settings(load_spec(), min_submitted=3).distribution.min_submitted == 3
+
+
+def test_another_distribution_is_not_a_settings_mismatch() -> None:
+    """A dataset made with min_submitted = 1 still takes records (push reports the value)."""
+    data = raw_default()
+    data["min_submitted"] = 1
+    older = to_settings(parse_spec(data))
+    assert min_submitted_of(older) == 1
+    assert settings_diff(to_settings(load_spec()), older) == []
+
+
+def test_bundled_specs_load_by_name_from_the_package() -> None:
+    assert SPEC_DIR.parent.name == "citecal"  # shipped inside the package (wheel data)
+    assert bundled_specs() == [
+        "answer_citation",
+        "citation_support",
+        "citation_support_binary",
+        "excerpt_support",
+        "sentence_support",
+    ]
+    assert spec_path("citation_support_binary") == SPEC_DIR / "citation_support_binary.yaml"
+    assert spec_path("excerpt_support.yaml") == SPEC_DIR / "excerpt_support.yaml"
+    assert spec_path(None) == DEFAULT_SPEC_PATH
+    with pytest.raises(ConfigError, match="bundled one: answer_citation, citation_support"):
+        spec_path("no_such_spec")
 
 
 def test_titles_and_guidelines_are_not_a_mismatch() -> None:
