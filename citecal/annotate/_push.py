@@ -166,6 +166,23 @@ CREATE_ATTEMPTS = 4
 """Rounds of find → create or finish → check before a dataset counts as not creatable."""
 
 
+def _with_dataset_attributes(draft: rg.Dataset, settings: rg.Settings) -> Any:
+    """The create request of ``draft`` with the settings that live on the dataset itself.
+
+    The SDK's own ``Dataset.create`` sends guidelines, extra-metadata and task
+    distribution in a second request after the dataset exists; creating the
+    dataset from its bare model (as :func:`ensure_dataset` must, to recover
+    drafts) lost them, so annotators saw no guidelines and every dataset had
+    ``min_submitted = 1``. Sending them with the create request sets them in
+    the same step.
+    """
+    model = draft.api_model()
+    model.guidelines = settings.guidelines
+    model.allow_extra_metadata = settings.allow_extra_metadata
+    model.distribution = settings.distribution._api_model()
+    return model
+
+
 def _find_with_status(
     client: rg.Argilla, name: str, workspace: rg.Workspace, api_url: str
 ) -> tuple[rg.Dataset | None, bool]:
@@ -257,7 +274,7 @@ def ensure_dataset(
             draft = rg.Dataset(name=name, workspace=workspace, settings=settings, client=client)
             with argilla_errors(api_url):
                 try:
-                    model = client.api.datasets.create(draft.api_model())
+                    model = client.api.datasets.create(_with_dataset_attributes(draft, settings))
                 except ConflictError:
                     model = None  # another push created it a moment ago: find it and help
             if model is None:
