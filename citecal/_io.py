@@ -175,6 +175,11 @@ def atomic_path(target: Path | str) -> Iterator[Path]:
     try:
         yield tmp
         _publish(tmp, path, st)
+    except OSError as exc:
+        # A write that fails half-way (disk full, file-size limit, quota, I/O error): the
+        # target keeps its old content, the part written is removed, and the CLI prints
+        # one line instead of a traceback.
+        raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -338,14 +339,41 @@ def test_config_threshold_changes_outcome(make_repo: Callable[..., Path], tmp_pa
     assert json.loads(out)["citations"][0]["verdict"] == "unverified"  # default: the judge
 
 
-def test_output_file_is_not_left_half_written(example_report: Path, tmp_path: Path) -> None:
+def _limit_file_size(limit: int) -> Callable[[], None]:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def test_output_file_is_not_left_half_written(
+    example_report: Path, example_repo: Path, tmp_path: Path
+) -> None:
+    """A write that fails half-way leaves the old file whole, no part file, one line.
+
+    The file-size limit (RLIMIT_FSIZE) makes the kernel stop ``citecal eval``
+    after 4 096 bytes of its 60 kB JSON (EFBIG), like a full disk: a real
+    interrupted write, not an error before anything is written.
+    """
     out_file = tmp_path / "eval.json"
     out_file.write_text("previous")
-    code, _, _ = run(
-        "eval", str(example_report), "--repo", str(tmp_path / "missing"), "-o", str(out_file)
-    )
-    assert code == 2 and out_file.read_text() == "previous"
+    exe = Path(sys.executable).parent / "citecal"
+    args = [str(exe), "eval", str(example_report), "--repo", str(example_repo), "--no-llm",
+            "-f", "json", "-o", str(out_file)]  # fmt: skip
+    env = {**os.environ, **NO_KEY_ENV, "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run(
+        args, env=env, capture_output=True, text=True, preexec_fn=_limit_file_size(4096),
+        check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines()[-1] == f"Error: cannot write {out_file}: File too large"
+    assert "Traceback" not in proc.stderr
+    assert out_file.read_text() == "previous"
     assert [p.name for p in tmp_path.iterdir()] == ["eval.json"]
+    proc = subprocess.run(args, env=env, capture_output=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert len(out_file.read_bytes()) > 4096 * 10
+    assert json.loads(out_file.read_text())["summary"]["total_citations"] == 44
 
 
 def test_installed_entry_point_runs(example_report: Path, example_repo: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -25,13 +26,96 @@ def _run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+FIGURE_LABELS: dict[str, str] = {
+    "Agreement (pairs)": "agreement_rate",
+    "Agreement (consensus)": "consensus_agreement_rate",
+    "Cohen's κ (binary)": "cohen_kappa",
+    "Weighted κ (0–3, quadratic)": "weighted_kappa",
+    "Spearman ρ": "spearman_rho",
+    "Spearman p-value": "spearman_p",
+    "Kendall τ-b": "kendall_tau",
+    "Precision (supports)": "precision",
+    "Recall (supports)": "recall",
+    "F1 (supports)": "f1",
+    "Precision (not supports)": "precision_not_supports",
+    "Recall (not supports)": "recall_not_supports",
+    "F1 (not supports)": "f1_not_supports",
+    "Brier score": "brier",
+    "Krippendorff α (humans, ordinal)": "krippendorff_alpha",
+    "Human pairs: exact": "human_exact_agreement",
+    "Human pairs: within 1": "human_within1_agreement",
+    "Human ceiling (LOAO)": "human_ceiling",
+    "Judge on the same records": "judge_ceiling_agreement",
+    "Judge − ceiling": "judge_vs_ceiling",
+    "Line range correct": "line_range_accuracy",
+}
+"""Every figure row of the terminal table and the JSON field it must show (written out
+here, not imported, so a row that shows another figure's value fails)."""
+
+
+def _cells(out: str, title: str) -> list[list[str]]:
+    """The body rows of the rich table titled ``title`` in ``out``, as stripped cells."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == title)
+    rows = []
+    for line in lines[start + 4 :]:
+        if line.startswith("└"):
+            break
+        rows.append([c.strip() for c in line.strip("│").split("│")])
+    return rows
+
+
+def _same(printed: str, value: float | None) -> bool:
+    if value is None:
+        return printed == "—"
+    return math.isclose(
+        float(printed), value, abs_tol=5e-4, rel_tol=5e-2 if abs(value) < 1e-3 else 0
+    )
+
+
 def test_table_output_shows_every_figure(table: Path) -> None:
-    code, out, _ = _run("calibrate", str(table), "--resamples", "200")
+    """Each printed figure, CI and count equals the one computed (JSON of the same run)."""
+    args = ("calibrate", str(table), "--resamples", "200", "--by", "mode")
+    code, out, _ = _run(*args)
     assert code == 0, out
-    for label in ("Agreement (pairs)", "Cohen's κ", "Weighted κ", "Spearman ρ", "Kendall τ-b",
-                  "Brier", "Krippendorff α", "Human ceiling", "Line range correct", "By mode",
-                  "Disagreements"):  # fmt: skip
-        assert label in out, label
+    code, js, _ = _run(*args, "-f", "json")
+    data = json.loads(js)
+    m = data["overall"]
+    head = out.split("Judge vs humans")[0]
+    assert " ".join(head.split()) == (
+        f"Calibration of {table}: {m['n_records']} records, {m['n_annotations']} annotations, "
+        f"{m['n_annotators']} annotators, {m['n_reports']} reports"
+    )
+    rows = {
+        r[0]: r[1:] for r in _cells(out, "Judge vs humans (95% CI: cluster bootstrap by report)")
+    }
+    assert set(FIGURE_LABELS) <= set(rows), sorted(set(FIGURE_LABELS) - set(rows))
+    for label, name in FIGURE_LABELS.items():
+        value, ci = rows[label]
+        assert _same(value, m[name]), (label, value, m[name])
+        want = m["ci"].get(name)
+        if want:
+            lo, hi = (float(x) for x in ci.strip("[]").split(","))
+            assert math.isclose(lo, want[0], abs_tol=5e-4), (label, ci, want)
+            assert math.isclose(hi, want[1], abs_tol=5e-4), (label, ci, want)
+        else:
+            assert ci == "", (label, ci)
+    c = m["confusion"]
+    assert (
+        rows["Confusion tp / fp / fn / tn"][0] == f"{c['tp']} / {c['fp']} / {c['fn']} / {c['tn']}"
+    )
+    assert rows["Calibrated (ρ > threshold)"][0] == ("yes" if m["calibrated"] else "no")
+    groups = _cells(out, "By mode")
+    assert [g[0] for g in groups] == list(data["groups"]["mode"])
+    for name, n, agreement, kappa, wkappa, rho, _ci, calibrated in groups:
+        gm = data["groups"]["mode"][name]
+        assert int(n) == gm["n_annotations"]
+        for printed, key in ((agreement, "agreement_rate"), (kappa, "cohen_kappa"),
+                             (wkappa, "weighted_kappa"), (rho, "spearman_rho")):  # fmt: skip
+            assert _same(printed, gm[key]), (name, key, printed, gm[key])
+        assert calibrated == ("yes" if gm["calibrated"] else "no")
+    heading = next(line for line in out.splitlines() if "Disagreements by category (" in line)
+    assert f"({c['fp'] + c['fn']} pairs," in heading
 
 
 def test_json_follows_the_design_schema(table: Path) -> None:
