@@ -377,7 +377,7 @@ def test_schema_mismatch_is_one_line_with_the_diff(env: Env) -> None:
     binary = DEFAULT_SPEC_PATH.parent / "citation_support_binary.yaml"
     res = env.cli(
         "push", str(env.eval_json), "--dataset", env.dataset, "--workspace", env.workspace,
-        "--config", str(binary),
+        "--spec", str(binary),
     )  # fmt: skip
     line = one_error_line(res)
     assert "ARGILLA_API_URL" in line and "has different settings" in line

@@ -90,7 +90,7 @@ def loop(
                 dataset,
                 "--workspace",
                 ws.name,
-                "--config",
+                "--spec",
                 str(SPECS / spec),
             )
             assert push.exit_code == 0, push.output
@@ -115,7 +115,7 @@ def loop(
                 ws.name,
                 "-o",
                 str(table),
-                "--config",
+                "--spec",
                 str(SPECS / spec),
             )
             assert pull.exit_code == 0, pull.output

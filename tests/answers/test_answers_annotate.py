@@ -63,7 +63,7 @@ def test_push_reads_a_validate_result_and_picks_its_spec(tmp_path: Path) -> None
     write_validation(EXAMPLE, AnswersConfig(), out)
     ev = read_eval_json(out)
     assert len(ev.citations) == 6
-    assert _answers_spec(ev) == SPECS / "answer_citation.yaml"
+    assert _answers_spec(ev) == "answer_citation"
     spec = load_spec(_answers_spec(ev))
     built = build_records(ev, spec)
     assert len(built.records) == 6 and not built.skipped
