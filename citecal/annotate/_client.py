@@ -33,6 +33,11 @@ LOCAL_API_KEY = "citecal.apikey"
 
 DEFAULT_TIMEOUT_S = 120
 
+KEEPALIVE_S = 2.0
+"""How long an idle connection is reused. argilla-server (uvicorn) closes idle connections
+after 5 s, httpx's default; with equal limits a request sent on a connection the server is
+closing fails with ReadError (seen as a flaky push). A shorter client limit avoids the race."""
+
 
 class ArgillaUnavailable(ServiceError):
     """The Argilla server cannot be reached."""
@@ -48,6 +53,15 @@ class ArgillaNotFound(InputError):
 
 class SchemaMismatch(InputError):
     """An existing dataset's settings differ from the annotation config."""
+
+
+class ArgillaDropped(ArgillaUnavailable):
+    """The server closed a connection without an answer (it answers other requests).
+
+    argilla-server does this now and then when two pushes create the same
+    dataset at once (an unhandled unique-constraint error in one worker);
+    idempotent steps look again instead of failing the push.
+    """
 
 
 class NotArgilla(ServiceError):
@@ -128,6 +142,11 @@ def argilla_errors(api_url: str) -> Iterator[None]:
         raise ServiceError(
             f"{where} failed with HTTP {status}: {exc.response.text[:200]}"
         ) from None
+    except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
+        raise ArgillaDropped(
+            f"{where} dropped the connection ({type(exc).__name__}): run the same command "
+            "again (nothing is duplicated)"
+        ) from None
     except httpx.TransportError as exc:
         raise ArgillaUnavailable(
             f"cannot reach {where}: {type(exc).__name__}: start the local stack with "
@@ -156,7 +175,11 @@ def connect(config: ArgillaConfig, timeout: int = DEFAULT_TIMEOUT_S) -> rg.Argil
     with argilla_errors(config.api_url):
         try:
             return rg.Argilla(
-                api_url=config.api_url, api_key=api_key_of(config), timeout=timeout, retries=1
+                api_url=config.api_url,
+                api_key=api_key_of(config),
+                timeout=timeout,
+                retries=1,
+                limits=httpx.Limits(keepalive_expiry=KEEPALIVE_S),
             )
         except NotFoundError:
             raise _not_argilla(where, "GET /api/v1/me: HTTP 404") from None

@@ -30,6 +30,7 @@ from argilla._exceptions import (
 )
 
 from citecal.annotate._client import (
+    ArgillaDropped,
     ArgillaNotFound,
     SchemaMismatch,
     argilla_errors,
@@ -269,39 +270,43 @@ def ensure_dataset(
     for attempt in range(CREATE_ATTEMPTS):
         if attempt:
             time.sleep(0.25 * attempt)  # let a concurrent push finish what it started
-        dataset, ready = _find_with_status(client, name, workspace, api_url)
-        if dataset is None:
-            draft = rg.Dataset(name=name, workspace=workspace, settings=settings, client=client)
-            with argilla_errors(api_url):
-                try:
-                    model = client.api.datasets.create(_with_dataset_attributes(draft, settings))
-                except ConflictError:
-                    model = None  # another push created it a moment ago: find it and help
-            if model is None:
-                continue
-            dataset = rg.Dataset.from_model(model, client)
-            created = True
-        elif not ready:
-            diff = settings_diff(settings, dataset.settings)
-            if any(not line.startswith("+ ") for line in diff):
-                with argilla_errors(api_url), contextlib.suppress(NotFoundError):
-                    dataset.delete()  # a draft with other settings: no records, recreate it
-                continue
-            created = True
-        else:
-            diff = settings_diff(settings, dataset.settings)
-            if diff:
-                raise SchemaMismatch(
-                    f"dataset {name!r} in workspace {workspace.name!r} at {api_url} "
-                    f"(ARGILLA_API_URL) has different settings than the annotation config: "
-                    f"{'; '.join(diff)} "
-                    "(push to a new --dataset name, or pass the --spec it was created with)"
-                )
-            return dataset, created
         try:
+            dataset, ready = _find_with_status(client, name, workspace, api_url)
+            if dataset is None:
+                draft = rg.Dataset(name=name, workspace=workspace, settings=settings, client=client)
+                with argilla_errors(api_url):
+                    try:
+                        model = client.api.datasets.create(
+                            _with_dataset_attributes(draft, settings)
+                        )
+                    except ConflictError:
+                        model = None  # another push created it a moment ago: find it and help
+                if model is None:
+                    continue
+                dataset = rg.Dataset.from_model(model, client)
+                created = True
+            elif not ready:
+                diff = settings_diff(settings, dataset.settings)
+                if any(not line.startswith("+ ") for line in diff):
+                    with argilla_errors(api_url), contextlib.suppress(NotFoundError):
+                        dataset.delete()  # a draft with other settings: no records, recreate it
+                    continue
+                created = True
+            else:
+                diff = settings_diff(settings, dataset.settings)
+                if diff:
+                    raise SchemaMismatch(
+                        f"dataset {name!r} in workspace {workspace.name!r} at {api_url} "
+                        f"(ARGILLA_API_URL) has different settings than the annotation config: "
+                        f"{'; '.join(diff)} "
+                        "(push to a new --dataset name, or pass the --spec it was created with)"
+                    )
+                return dataset, created
             _finish_dataset(client, dataset, settings, api_url)
         except ArgillaNotFound:
             continue  # deleted under us by a push that found it conflicting: start over
+        except ArgillaDropped:
+            continue  # the server dropped a request of racing pushes: look again
     raise ServiceError(
         f"dataset {name!r} in workspace {workspace.name!r} at {api_url} (ARGILLA_API_URL) "
         f"could not be created after {CREATE_ATTEMPTS} attempts: run the push again"
