@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +36,7 @@ from citecal.correct._index import RepoIndex, query_words, token_words
 from citecal.correct._semantic import SemanticRanker, fuse
 from citecal.models import Citation, Verdict
 from citecal.verify import parse_claim, verify_extractive
-from citecal.verify._extractive import LANGUAGE_LITERALS
+from citecal.verify._extractive import LANGUAGE_LITERALS, TERM_WEIGHTS
 from citecal.verify._terms import ClaimTerm
 
 _NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
@@ -111,6 +111,8 @@ class ClaimQuery:
     """BM25 words of the whole claim."""
     raising: bool = False
     """The claim says something raises, throws or fails with an error."""
+    subject: str | None = None
+    """Normalised last part of the name the claim is about (:func:`claim_subject`)."""
 
     @property
     def locators(self) -> tuple[ClaimTerm, ...]:
@@ -149,8 +151,7 @@ def claim_query(claim: str, ignore: frozenset[str] = frozenset()) -> ClaimQuery:
             continue
         text = term.text
         low = text.lower()
-        is_name = term.kind in ("code_span", "identifier") and _NAME_RE.fullmatch(text)
-        if is_name:
+        if is_name(term):
             if {low, _last(low)} & ignore or low in LANGUAGE_LITERALS or len(_last(text)) < 2:
                 continue
             if low not in parse.negated:  # a name after "not" still says where to look
@@ -158,7 +159,43 @@ def claim_query(claim: str, ignore: frozenset[str] = frozenset()) -> ClaimQuery:
         strong.append(term)
     words = query_words(" ".join(t.text for t in parse.terms))
     raising = _RAISING.search(claim) is not None
-    return ClaimQuery(tuple(names), tuple(strong), tuple(words), raising)
+    locators = [t for t in strong if is_name(t)]
+    subject = claim_subject(parse.sequence, locators)
+    return ClaimQuery(tuple(names), tuple(strong), tuple(words), raising, subject)
+
+
+_LEADING_CLAUSE = frozenset(
+    {
+        "when", "whenever", "if", "unless", "once", "after", "before",
+        "while", "because", "since", "although", "though", "with", "without",
+    }
+)  # fmt: skip
+"""Words that open a leading clause ("When no `proxy` is configured, `setProxy` ...")."""
+
+
+def claim_subject(sequence: Sequence[ClaimTerm | str], locators: Sequence[ClaimTerm]) -> str | None:
+    """The name a claim is about: usually the first it gives ("`getAdapter` throws ...").
+
+    A leading conditional or temporal clause names the condition, not the
+    subject: in "When no `proxy` is configured, `setProxy` looks the proxy up"
+    the claim is about ``setProxy``, the name that opens the main clause. Only a
+    name right after the clause's comma (``the`` aside) is taken; otherwise the
+    first name stands.
+    """
+    if not locators:
+        return None
+    first = _norm(_last(locators[0].text))
+    if not sequence or not isinstance(sequence[0], str) or sequence[0] not in _LEADING_CLAUSE:
+        return first
+    try:
+        comma = sequence.index(",")
+    except ValueError:
+        return first
+    rest = [x for x in sequence[comma + 1 : comma + 3] if x != "the"]
+    head = rest[0] if rest else None
+    if isinstance(head, ClaimTerm) and any(head.text == t.text for t in locators):
+        return _norm(_last(head.text))
+    return first
 
 
 _RAISING = re.compile(r"\b(?:raise[sd]?|throw[sn]?|fails?|panics?|rejects?)\b", re.IGNORECASE)
@@ -371,7 +408,7 @@ class Locator:
         name_norms = {_norm(_last(t.text)) for t in query.locators}
         # The first name a claim gives is usually what it is about ("`getAdapter` throws
         # `AxiosError`"): its definition is the likely place, the others' much less so.
-        subject = _norm(_last(query.locators[0].text)) if query.locators else None
+        subject = query.subject
         raising = query.raising
         ranked: list[_Ranked] = []
         weight = query.weight
@@ -485,7 +522,8 @@ class Locator:
         accepted: list[Found] = []
         open_: list[Found] = []
         seen: set[tuple[str, int, int]] = set()
-        subject = _norm(_last(query.locators[0].text)) if query.locators else None
+        subject = query.subject
+        kinds = {t.text: t.kind for t in parse_claim(claim).terms}
         # Cited lines that define (or sit inside) the claim's subject stay with it, in its
         # file: the range may be off, the place is not (another file that only declares or
         # mentions the subject would cite something about it, not it).
@@ -522,7 +560,9 @@ class Locator:
                     )
                 ):
                     ok = False
-                bonus = (verdict.score or 0.0) + (0.5 if verdict.verdict == "supports" else 0.0)
+                bonus = support_score(verdict, kinds, around) + (
+                    0.5 if verdict.verdict == "supports" else 0.0
+                )
                 found = Found(location, verdict, r.score + bonus, ok, r.via)
                 checked.append(found)
                 if ok:
@@ -540,6 +580,7 @@ class Locator:
                 if v is not None and v.verdict == "supports":
                     accepted.append(Found(f.location, v, f.rank + 0.5, True, f.via))
         accepted.sort(key=lambda f: (-f.rank, f.location.end_line - f.location.start_line))
+        accepted = distinct_places(accepted)
         lexical_gap = accepted[0].rank - accepted[1].rank if len(accepted) > 1 else None
         if self.semantic is not None and len(accepted) > 1:
             accepted = self._fused(claim, accepted)
@@ -553,6 +594,47 @@ class Locator:
             # does not guess; they are listed for a person (README "`citecal correct`").
             return [], accepted[:limit]
         return accepted[:limit], checked
+
+
+def distinct_places(found: Sequence[Found]) -> list[Found]:
+    """``found`` (best first) without the places overlapping a better one.
+
+    A line and the definition around it are one place, not two: kept both, they
+    would fill the list of alternatives a person is shown and, ranked within
+    the ambiguity margin, make the loop refuse to choose between a place and
+    itself.
+    """
+    kept: list[Found] = []
+    for f in found:
+        a = f.location
+        if not any(
+            k.location.file_path == a.file_path
+            and k.location.start_line <= a.end_line
+            and a.start_line <= k.location.end_line
+            for k in kept
+        ):
+            kept.append(f)
+    return kept
+
+
+def support_score(verdict: Verdict, kinds: Mapping[str, str], around: frozenset[str]) -> float:
+    """The verifier's term score, with the claim's names that enclose the place counted found.
+
+    Verification counts an enclosing definition only for a name the claim calls a
+    definition ("the `Group` function"); the locator accepts a place inside any
+    definition the claim names (:meth:`Locator.acceptable`). Ranking by the plain
+    score would put a line *about* ``Group`` elsewhere above a line *inside*
+    ``Group``: the name's weight is given back here, so both rank on the same terms.
+    """
+    score = verdict.score or 0.0
+    if not around or not verdict.missing_terms:
+        return score
+    terms = (*verdict.matched_terms, *verdict.missing_terms)
+    total = sum(TERM_WEIGHTS.get(kinds.get(t, "word"), 1.0) for t in terms)
+    back = sum(
+        TERM_WEIGHTS.get(kinds.get(t, "word"), 1.0) for t in verdict.missing_terms if t in around
+    )
+    return min(1.0, score + back / total) if total else score
 
 
 def has_evidence(claim: str, code: str, matched: Sequence[str], ignore: frozenset[str]) -> bool:
@@ -582,7 +664,10 @@ __all__ = [
     "JudgeCheck",
     "Locator",
     "claim_query",
+    "claim_subject",
+    "distinct_places",
     "has_evidence",
     "path_role",
     "smallest_window",
+    "support_score",
 ]

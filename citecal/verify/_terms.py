@@ -461,6 +461,18 @@ class ClaimParse:
     sequence: tuple[ClaimTerm | str, ...] = ()
 
 
+def _ends_list_item(tokens: list[_Token], n: int) -> bool:
+    """Token ``n`` closes a list item: a separator, punctuation or the end follows it."""
+    if n + 1 >= len(tokens):
+        return True
+    nxt = tokens[n + 1]
+    return (
+        nxt.kind == "sep"
+        or nxt.text.lower() == "nor"
+        or (nxt.kind == "other" and nxt.text in ".;:,!?)")
+    )
+
+
 def parse_claim(claim: str) -> ClaimParse:
     """Terms, function words and negated names of ``claim`` (memoised)."""
     return _parse_claim(claim)
@@ -473,16 +485,25 @@ def _parse_claim(claim: str) -> ClaimParse:
     words: list[str] = []
     negated: set[str] = set()
     window = 0  # > 0: tokens left to find the negated name; -1: just after one (a list?)
-    for token in tokens:
+    listing = False  # the window continues a list after a negated name
+    for n, token in enumerate(tokens):
         if token.kind in ("stop", "kind"):
             low = token.text.lower()
             words.append(low)
             if low in NEGATION_CUES:
-                window = _NEGATION_WINDOW
+                window, listing = _NEGATION_WINDOW, False
                 continue
         if window == -1:
             window = 2 if token.kind == "sep" else 0  # "not `a`, `b` or `c`"
+            listing = window > 0
+        elif window > 0 and not listing and token.text == ",":
+            window = 0  # "for patterns that do not end in `/`, `Mount` ...": the clause ended
         elif token.kind == "term" and token.term is not None and window:
+            if listing and tokens[n - 1].text == "," and not _ends_list_item(tokens, n):
+                # "do not end in `/`, `Mount` registers ...": a name followed by its verb
+                # starts a new clause; it is not one more item of the negated list.
+                window = 0
+                continue
             negated.add(token.term.text.lower())
             window = -1
         elif token.kind == "other" and token.text in ".;:,!?":

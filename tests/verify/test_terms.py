@@ -216,6 +216,15 @@ def test_negated_names() -> None:
     assert parse.negated == {"c", "d", "e"}
 
 
+def test_a_negation_ends_at_its_clause() -> None:
+    # The comma closes "do not end in `/`"; `Mount` opens the main clause. A name after a
+    # comma continues a negated list only when the list goes on or ends there.
+    assert parse_claim("If they do not end in `/`, `Mount` adds a stub").negated == frozenset()
+    assert parse_claim("It is not `a`, `b` and `c` that count").negated == {"a", "b", "c"}
+    assert parse_claim("It uses neither `a`, `b` nor `c`.").negated == {"a", "b", "c"}
+    assert parse_claim("It does not call `x`, `y` handles that").negated == {"x"}
+
+
 def test_domains_and_urls_are_not_names() -> None:
     terms = triples("Counted on `crates.io` and https://example.com/x, see docs.rs")
     assert terms == [("counted", "word", None)]
