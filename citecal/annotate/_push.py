@@ -281,6 +281,13 @@ def ensure_dataset(
                         )
                     except ConflictError:
                         model = None  # another push created it a moment ago: find it and help
+                    except ArgillaAPIError as exc:
+                        if exc.status_code < 500 or "unique" not in str(exc).lower():
+                            raise
+                        # Both creates passed the server's name check before either
+                        # inserted: the loser's insert fails its unique constraint (HTTP
+                        # 500). The other push's dataset exists now: find it and help.
+                        model = None
                 if model is None:
                     continue
                 dataset = rg.Dataset.from_model(model, client)

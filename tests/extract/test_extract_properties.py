@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from citecal.config import ExtractConfig
@@ -16,6 +16,7 @@ from citecal.extract import (
     parse_citation_group,
     split_sentences,
 )
+from citecal.extract._citations import parse_item_group
 from citecal.extract._lines import line_starts
 from citecal.extract._markdown import _markdown_it_leaves
 from citecal.extract._simple import simple_leaves
@@ -129,11 +130,16 @@ def test_any_text_never_raises(text: str) -> None:
 
 @SETTINGS
 @given(MARKDOWNISH)
+@example("[[a.py:1-2]]")  # an item citation: its raw text has two brackets each side
 def test_markdownish_text_positions_and_raw(text: str) -> None:
     for c in extract_citations(text):
         assert text[c.position] == "["
         assert text[c.position : c.position + len(c.raw)] == c.raw
-        assert c.citation in (parse_citation_group(c.raw[1:-1]) or [])
+        if c.raw.startswith("[[") and c.raw.endswith("]]"):
+            parsed = parse_item_group(c.raw[2:-2])
+        else:
+            parsed = parse_citation_group(c.raw[1:-1])
+        assert c.citation in (parsed or [])
         assert c.paragraph_index >= 0
         assert c.raw in c.context
     assert len(mask_code(text)) == len(text)
