@@ -7,9 +7,9 @@ of a bare import's time), so ``import citecal`` and ``citecal --help`` stay fast
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from citecal._lazy import lazy_getattr
 from citecal._version import __version__ as __version__
 
 if TYPE_CHECKING:
@@ -35,11 +35,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'citecal' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -13,8 +13,9 @@ estimate`` pays for neither scikit-learn nor scipy.stats' full import.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from citecal._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from citecal.calibrate._compare import compare_judges
@@ -110,12 +111,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Load a public name's module on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

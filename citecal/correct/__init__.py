@@ -9,8 +9,9 @@ to another (README "`citecal rebase`").
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from citecal._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from citecal.correct._edit import Edit, apply_edits, editable, unified_diff
@@ -82,11 +83,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'citecal.correct' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
