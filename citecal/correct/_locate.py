@@ -32,17 +32,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from citecal.config import Config
-from citecal.correct._index import RepoIndex, query_words, token_words
+from citecal.correct._index import Chunk, RepoIndex, query_words, token_words
+from citecal.correct._query import (
+    _NAME_RE,
+    _SPLIT_RE,
+    MIN_LITERAL,
+    ClaimQuery,
+    _last,
+    _norm,
+    claim_query,
+    is_name,
+    term_weight,
+)
 from citecal.correct._semantic import SemanticRanker, fuse
 from citecal.models import Citation, Verdict
 from citecal.verify import parse_claim, verify_extractive
-from citecal.verify._extractive import LANGUAGE_LITERALS, TERM_WEIGHTS
+from citecal.verify._extractive import TERM_WEIGHTS
 from citecal.verify._terms import ClaimTerm
-
-_NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
-_SPLIT_RE = re.compile(r"\.|::")
-_STRONG = frozenset({"code_span", "identifier", "quoted", "number"})
-_WEIGHT = {"code_span": 3.0, "identifier": 2.0, "quoted": 2.0, "number": 1.0}
 
 MAX_POSTINGS = 400
 """A name used in more chunks than this does not *generate* candidates (it still ranks them)."""
@@ -52,8 +58,6 @@ NEAR_LINES = 30
 MAX_DEFINITION_LINES = 80
 AMBIGUITY_MARGIN = 0.05
 """Without a judge, a best place ranked less than this above the next is not chosen."""
-MIN_LITERAL = 6
-"""A quoted string or code expression this long is specific enough to place a claim by."""
 
 JudgeCheck = Callable[[str, Sequence[tuple[Citation, str, Verdict]]], list[Verdict | None]]
 """Asks the judge about (location, cited code, rule verdict) candidates of one claim."""
@@ -88,118 +92,52 @@ def path_role(path: str) -> str:
 _ROLE_PENALTY = {"generated": 1.5, "test": 1.2, "source": 0.0}
 
 
-def _last(name: str) -> str:
-    return _SPLIT_RE.split(name)[-1]
-
-
-def _norm(name: str) -> str:
-    """Case, ``_`` and ``$`` aside (``validateToken`` = ``validate_token``), but leading
-    underscores kept: ``__setProxy`` is an export of ``setProxy``, not the same name."""
-    body = name.lstrip("_")
-    return "_" * (len(name) - len(body)) + body.lower().replace("_", "").replace("$", "")
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimQuery:
-    """The parts of a claim the search uses."""
-
-    names: tuple[ClaimTerm, ...]
-    """Code names the verifier requires (not negated, not the project's own name)."""
-    strong: tuple[ClaimTerm, ...]
-    """Every code name (negated ones too), quoted strings, numbers and code expressions."""
-    words: tuple[str, ...]
-    """BM25 words of the whole claim."""
-    raising: bool = False
-    """The claim says something raises, throws or fails with an error."""
-    subject: str | None = None
-    """Normalised last part of the name the claim is about (:func:`claim_subject`)."""
-
-    @property
-    def locators(self) -> tuple[ClaimTerm, ...]:
-        """Every code name the claim gives, negated ones included."""
-        return tuple(t for t in self.strong if is_name(t))
-
-    @property
-    def searchable(self) -> bool:
-        """Rules can place the claim: it names code, or quotes a distinctive literal."""
-        return bool(self.locators) or any(len(t.text) >= MIN_LITERAL for t in self.strong)
-
-    @property
-    def weight(self) -> float:
-        return sum(term_weight(t) for t in self.strong) or 1.0
-
-
-def term_weight(term: ClaimTerm) -> float:
-    """How much finding ``term`` says about a place: a short literal (`:`, `\\n`) little."""
-    if not is_name(term) and len(term.text) < MIN_LITERAL:
-        return 0.5
-    return _WEIGHT[term.kind]
-
-
-def is_name(term: ClaimTerm) -> bool:
-    """A code name (a code span or identifier shaped like one), not an expression."""
-    return term.kind in ("code_span", "identifier") and _NAME_RE.fullmatch(term.text) is not None
-
-
-def claim_query(claim: str, ignore: frozenset[str] = frozenset()) -> ClaimQuery:
-    """What to look for: the claim's required names, strong terms and words."""
-    parse = parse_claim(claim)
-    names: list[ClaimTerm] = []
-    strong: list[ClaimTerm] = []
-    for term in parse.terms:
-        if term.kind not in _STRONG:
-            continue
-        text = term.text
-        low = text.lower()
-        if is_name(term):
-            if {low, _last(low)} & ignore or low in LANGUAGE_LITERALS or len(_last(text)) < 2:
-                continue
-            if low not in parse.negated:  # a name after "not" still says where to look
-                names.append(term)
-        strong.append(term)
-    words = query_words(" ".join(t.text for t in parse.terms))
-    raising = _RAISING.search(claim) is not None
-    locators = [t for t in strong if is_name(t)]
-    subject = claim_subject(parse.sequence, locators)
-    return ClaimQuery(tuple(names), tuple(strong), tuple(words), raising, subject)
-
-
-_LEADING_CLAUSE = frozenset(
-    {
-        "when", "whenever", "if", "unless", "once", "after", "before",
-        "while", "because", "since", "although", "though", "with", "without",
-    }
-)  # fmt: skip
-"""Words that open a leading clause ("When no `proxy` is configured, `setProxy` ...")."""
-
-
-def claim_subject(sequence: Sequence[ClaimTerm | str], locators: Sequence[ClaimTerm]) -> str | None:
-    """The name a claim is about: usually the first it gives ("`getAdapter` throws ...").
-
-    A leading conditional or temporal clause names the condition, not the
-    subject: in "When no `proxy` is configured, `setProxy` looks the proxy up"
-    the claim is about ``setProxy``, the name that opens the main clause. Only a
-    name right after the clause's comma (``the`` aside) is taken; otherwise the
-    first name stands.
-    """
-    if not locators:
-        return None
-    first = _norm(_last(locators[0].text))
-    if not sequence or not isinstance(sequence[0], str) or sequence[0] not in _LEADING_CLAUSE:
-        return first
-    try:
-        comma = sequence.index(",")
-    except ValueError:
-        return first
-    rest = [x for x in sequence[comma + 1 : comma + 3] if x != "the"]
-    head = rest[0] if rest else None
-    if isinstance(head, ClaimTerm) and any(head.text == t.text for t in locators):
-        return _norm(_last(head.text))
-    return first
-
-
-_RAISING = re.compile(r"\b(?:raise[sd]?|throw[sn]?|fails?|panics?|rejects?)\b", re.IGNORECASE)
 _TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "type", "trait"})
+
+
+SHARED_DEFINITIONS = 3
+"""A name defined in more places than this (``toString``, ``__init__``) says less about which."""
+
+
+def definition_share(index: RepoIndex, chunk: Chunk, names: Sequence[ClaimTerm]) -> float:
+    """How much being *the* definition of a claimed name counts: 1, less when many share it.
+
+    "`toString`" names one of thirty ``toString`` methods in a Java library:
+    each of them being that definition is weak evidence, and the boost shrinks
+    as ``SHARED_DEFINITIONS / n`` so that the claim's other words decide. A
+    qualified name (`AxiosHeaders.from`, `VersionReq::parse`) whose qualifier is
+    a definition around the chunk, or the chunk's file, names that one.
+    """
+    assert chunk.name is not None
+    key = _norm(chunk.name)
+    qualifiers = {
+        _norm(_last(q)) for t in names if _norm(_last(t.text)) == key and (q := _qualifier(t.text))
+    }
+    if qualifiers:
+        around = _enclosing_names(index, chunk.path, chunk.start_line, chunk.start_line)
+        stem = _norm(chunk.path.rsplit("/", 1)[-1].split(".", 1)[0])
+        if qualifiers & (around | {stem}):
+            return 1.0
+    n = len(index.definitions_named(chunk.name))
+    return 1.0 if n <= SHARED_DEFINITIONS else SHARED_DEFINITIONS / n
+
+
+def _qualifier(name: str) -> str | None:
+    """``AxiosHeaders`` of ``AxiosHeaders.from`` (None for a plain name)."""
+    parts = _SPLIT_RE.split(name)
+    return parts[-2] if len(parts) > 1 else None
+
+
+_OVERLOAD = re.compile(r"^\s*@(?:[\w.]+\.)?overload\b")
+
+
+def is_overload_stub(index: RepoIndex, chunk: Chunk) -> bool:
+    """The chunk is a Python ``@overload`` signature (a typing stub, not the code)."""
+    if not chunk.path.endswith((".py", ".pyi")):
+        return False
+    # The chunk starts at its decorators, or at the ``def`` right below them.
+    above = index.files[chunk.path].symbols.lines(max(1, chunk.start_line - 3), chunk.start_line)
+    return any(_OVERLOAD.match(line) for line in above)
 
 
 def _is_type_chunk(index: RepoIndex, cid: int) -> bool:
@@ -344,11 +282,19 @@ class Locator:
         order = sorted(range(len(found)), key=lambda i: -fused[i])
         return [found[i] for i in order]
 
-    def _defined(self, location: Citation) -> set[str]:
-        """Normalised names of definitions in ``location`` or enclosing it."""
+    def _defined(self, location: Citation, documented: bool = False) -> set[str]:
+        """Normalised names of definitions in ``location`` or enclosing it.
+
+        ``documented``: the claim is about documentation ("the documented failure
+        cases of `parse`"), so a range ending right above a definition (its doc
+        comment) counts as that definition too.
+        """
         symbols = self.index.files[location.file_path].symbols
+        end = location.end_line + (1 if documented else 0)
         inside = {
-            _norm(d.name) for d in symbols.definitions_in(location.start_line, location.end_line)
+            _norm(d.name)
+            for d in symbols.definitions_in(location.start_line, end)
+            if d.start_line <= end
         }
         return inside | _enclosing_names(
             self.index, location.file_path, location.start_line, location.end_line
@@ -438,7 +384,8 @@ class Locator:
                 if raising and chunk.kind == "definition" and _is_type_chunk(index, cid):
                     score -= 0.5  # "raises `X`": where X is raised, not where it is declared
                 else:
-                    score += 0.8 if _norm(chunk.name) == subject else 0.15
+                    boost = 0.8 if _norm(chunk.name) == subject else 0.15
+                    score += boost * definition_share(index, chunk, query.locators)
             elif enclosing and enclosing & name_norms:
                 score += 0.3 if subject in enclosing else 0.1
             if orig_file is not None and chunk.path == orig_file:
@@ -456,6 +403,8 @@ class Locator:
                 penalty = roles[chunk.path] = 0.0 if role == orig_role else _ROLE_PENALTY[role]
             if penalty >= _ROLE_PENALTY["generated"]:
                 continue  # a bundle or type stub restates the source: never a new target
+            if chunk.kind == "definition" and is_overload_stub(index, chunk):
+                continue  # an `@overload` signature is a stub too: its implementation follows
             score -= penalty
             ranked.append(_Ranked(cid, score, via, present))
         ranked.sort(key=lambda r: (-r.score, index.chunks[r.chunk].lines, r.chunk))
@@ -556,7 +505,7 @@ class Locator:
                     and original is not None
                     and (
                         location.file_path != original.file_path
-                        or subject not in self._defined(location)
+                        or subject not in self._defined(location, query.documented)
                     )
                 ):
                     ok = False
@@ -574,7 +523,8 @@ class Locator:
             open_.sort(key=lambda f: -f.rank)
             asked = open_[:3]
             answers = judge(
-                claim, [(f.location, self.cited_code(f.location), f.verdict) for f in asked]
+                claim,
+                [(f.location, self.cited_code(f.location), f.verdict) for f in asked],
             )
             for f, v in zip(asked, answers, strict=True):
                 if v is not None and v.verdict == "supports":
@@ -659,14 +609,13 @@ def has_evidence(claim: str, code: str, matched: Sequence[str], ignore: frozense
 
 
 __all__ = [
-    "ClaimQuery",
     "Found",
     "JudgeCheck",
     "Locator",
-    "claim_query",
-    "claim_subject",
+    "definition_share",
     "distinct_places",
     "has_evidence",
+    "is_overload_stub",
     "path_role",
     "smallest_window",
     "support_score",

@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from citecal.config import Config
 from citecal.correct._edit import Edit, apply_edits, editable
 from citecal.correct._index import RepoIndex
-from citecal.correct._locate import Found, JudgeCheck, Locator, claim_query, has_evidence
+from citecal.correct._locate import Found, JudgeCheck, Locator, has_evidence
 from citecal.correct._models import Correction, CorrectionOutput, Location, Remaining, Strategy
+from citecal.correct._query import claim_query
 from citecal.correct._semantic import SemanticRanker
 from citecal.errors import InputError
 from citecal.extract import extract_citations
