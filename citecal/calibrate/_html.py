@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from io import BytesIO
 
 import matplotlib
@@ -19,22 +20,36 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from numpy.typing import NDArray
 
 from citecal.calibrate._estimate_models import EstimateReport
 from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport, Comparison, Metrics
 from citecal.calibrate._render import check_lines, figure_rows, fmt, fmt_ci
 
+FloatArray = NDArray[np.float64]
+
 _CSS = """
+*{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
-color:#222;line-height:1.4}
+padding:0 1rem;color:#222;line-height:1.4;overflow-wrap:anywhere}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
+.scroll{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;max-width:100%}
+table.wide{width:100%;table-layout:fixed;font-size:.8rem}
 td,th{border:1px solid #ddd;padding:.25rem .5rem;vertical-align:top;text-align:left}
 th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.plots{display:flex;flex-wrap:wrap;gap:1rem}.plots img{max-width:520px;border:1px solid #eee}
-pre{white-space:pre-wrap;margin:0;font-size:.8rem;max-height:12rem;overflow:auto}
+.plots{display:flex;flex-wrap:wrap;gap:1rem}.plots img{max-width:100%;border:1px solid #eee}
+pre{white-space:pre;margin:.25rem 0 0;font-size:.75rem;max-height:14rem;max-width:100%;
+overflow:auto;background:#f7f7f7;padding:.25rem}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .note{color:#666}
 """
+
+_FENCE = re.compile(r"^```[ \t]*([\w+.-]*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+DISAGREEMENT_WIDTHS = ("7%", "8%", "10%", "14%", "29%", "7%", "5%", "11%", "9%")
+"""Column widths of the disagreement table: the cited code gets the most room."""
 
 
 def _png(fig: Figure) -> str:
@@ -80,27 +95,40 @@ def reliability_plot(m: Metrics) -> str | None:
     return _png(fig)
 
 
+def error_bars(values: dict[str, Metrics], metric: str) -> FloatArray | None:
+    """(below, above) distances of ``metric``'s CI per group; None when no group has one.
+
+    Without intervals (one report: README "Calibration") no error bars are
+    drawn, rather than bars of zero width that read as perfect certainty.
+    """
+    if not any(g.ci.get(metric) for g in values.values()):
+        return None
+    err = np.zeros((2, len(values)))
+    for i, g in enumerate(values.values()):
+        value, ci = getattr(g, metric), g.ci.get(metric)
+        if ci and value is not None:
+            err[0, i] = max(0.0, value - ci[0])
+            err[1, i] = max(0.0, ci[1] - value)
+    return err
+
+
 def group_plot(by: str, values: dict[str, Metrics]) -> str | None:
-    """Agreement and ρ per group value, with their 95% CIs as error bars."""
+    """Agreement and ρ per group value, with their 95% CIs as error bars when there are any."""
     if not values:
         return None
     names = list(values)
     fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(names) + 2), 3.4))
     width = 0.38
     pos = np.arange(len(names))
+    with_ci = False
     for k, (metric, label) in enumerate((("agreement_rate", "agreement"), ("spearman_rho", "ρ"))):
-        vals = [getattr(values[v], metric) for v in names]
-        heights = [0.0 if h is None else h for h in vals]
-        err = np.zeros((2, len(names)))
-        for i, v in enumerate(names):
-            ci = values[v].ci.get(metric)
-            if ci and vals[i] is not None:
-                err[0, i] = max(0.0, heights[i] - ci[0])
-                err[1, i] = max(0.0, ci[1] - heights[i])
+        heights = [getattr(values[v], metric) or 0.0 for v in names]
+        err = error_bars(values, metric)
+        with_ci = with_ci or err is not None
         ax.bar(pos + (k - 0.5) * width, heights, width, yerr=err, capsize=3, label=label)
     ax.set_xticks(pos, names, rotation=20, ha="right")
     ax.set_ylim(min(0.0, ax.get_ylim()[0]), 1.05)
-    ax.set_title(f"By {by} (95% CI)")
+    ax.set_title(f"By {by} (95% CI)" if with_ci else f"By {by} (no CIs)")
     ax.legend(fontsize=8)
     return _png(fig)
 
@@ -163,14 +191,63 @@ def comparison_plot(c: Comparison) -> str:
             err[1, i] = max(0.0, ci[1] - diffs[i])
     fig, ax = plt.subplots(figsize=(5, 3.4))
     colors = ["#2ca02c" if d >= 0 else "#d62728" for d in diffs]
-    ax.bar(names, diffs, yerr=err, capsize=4, color=colors)
+    with_ci = any(c.figures[n].ci for n in names)
+    ax.bar(names, diffs, yerr=err if with_ci else None, capsize=4, color=colors)
     ax.axhline(0, color="black", lw=0.8)
-    ax.set_title("B − A (paired 95% CI)")
+    ax.set_title("B − A (paired 95% CI)" if with_ci else "B − A (no CIs)")
     ax.tick_params(axis="x", rotation=20)
     return _png(fig)
 
 
-def _table(header: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
+def _inline(text: str) -> str:
+    """Escaped prose with Markdown inline code (`name`) shown as ``<code>``."""
+    return _INLINE_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", html.escape(text))
+
+
+def code_html(text: str) -> str:
+    """Cited code as HTML: code in ``<pre><code>``, never as raw Markdown.
+
+    Pulled tables hold the record's cited code as Argilla shows it (README
+    "2. Push an evaluation"): a heading line, then a fenced block; raw code from other
+    tools has no fence. Fenced blocks become ``<pre><code>`` with their language
+    as a class, the text around them escaped prose; text without a fence is all code.
+    """
+    if not text.strip():
+        return ""
+    if not _FENCE.search(text):
+        return f"<pre><code>{html.escape(text)}</code></pre>"
+    parts: list[str] = []
+    at = 0
+    for m in _FENCE.finditer(text):
+        prose = text[at : m.start()].strip()
+        if prose:
+            parts.append(f"<div>{_inline(prose)}</div>")
+        lang = f' class="language-{html.escape(m.group(1))}"' if m.group(1) else ""
+        parts.append(f"<pre><code{lang}>{html.escape(m.group(2).rstrip(chr(10)))}</code></pre>")
+        at = m.end()
+    rest = text[at:].strip()
+    if rest:
+        parts.append(f"<div>{_inline(rest)}</div>")
+    return "".join(parts)
+
+
+def no_ci_reason(m: Metrics) -> str | None:
+    """Why ``m`` has no confidence intervals (from its notes), or None when it has some."""
+    if any(m.ci.values()):
+        return None
+    for note in m.notes:
+        if note.startswith("ci:"):
+            return note.removeprefix("ci:").strip()
+    return "too few annotated pairs for the bootstrap"
+
+
+def _table(
+    header: list[str],
+    rows: list[list[str]],
+    numeric: set[int] | None = None,
+    widths: tuple[str, ...] | None = None,
+) -> str:
+    """A table; ``widths`` fixes the column widths (the table then fits the page width)."""
     numeric = numeric or set()
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(
@@ -182,7 +259,35 @@ def _table(header: list[str], rows: list[list[str]], numeric: set[int] | None = 
         + "</tr>"
         for row in rows
     )
-    return f"<table><tr>{head}</tr>{body}</table>"
+    if widths:
+        cols = "".join(f'<col style="width:{w}">' for w in widths)
+        return f'<table class="wide"><colgroup>{cols}</colgroup><tr>{head}</tr>{body}</table>'
+    return f'<div class="scroll"><table><tr>{head}</tr>{body}</table></div>'
+
+
+def _group_table(values: dict[str, Metrics]) -> str:
+    """One row per group value; the CI columns only when some group has an interval."""
+    with_ci = any(any(g.ci.values()) for g in values.values())
+    header = ["Group", "n", "Agreement", "95% CI", "κ", "Weighted κ", "ρ", "95% CI", "Calibrated"]
+    rows = [
+        [
+            html.escape(v),
+            str(g.n_annotations),
+            fmt(g.agreement_rate),
+            fmt_ci(g.ci.get("agreement_rate")),
+            fmt(g.cohen_kappa),
+            fmt(g.weighted_kappa),
+            fmt(g.spearman_rho),
+            fmt_ci(g.ci.get("spearman_rho")),
+            fmt(g.calibrated),
+        ]
+        for v, g in values.items()
+    ]
+    if not with_ci:
+        drop = {3, 7}
+        header = [h for i, h in enumerate(header) if i not in drop]
+        rows = [[c for i, c in enumerate(r) if i not in drop] for r in rows]
+    return _table(header, rows, numeric=set(range(1, len(header))))
 
 
 def render_html(report: CalibrationReport) -> str:
@@ -192,53 +297,29 @@ def render_html(report: CalibrationReport) -> str:
     plots = [confusion_plot(m), reliability_plot(m)]
     plots += [group_plot(by, values) for by, values in report.groups.items()]
     imgs = "".join(f'<img alt="plot" src="{p}">' for p in plots if p)
+    reason = no_ci_reason(m)
+    ci_sentence = (
+        f"95% CIs from a cluster bootstrap by report "
+        f"({report.settings.get('bootstrap_resamples')} resamples)."
+        if reason is None
+        else f"No confidence intervals: {reason}."
+    )
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
         f"<title>citecal calibration: {e(report.input)}</title><style>{_CSS}</style></head><body>",
         f"<h1>Judge calibration: {e(report.input)}</h1>",
         f"<p>{m.n_records} records, {m.n_annotations} annotations, {m.n_annotators} annotators, "
-        f"{m.n_reports} reports. 95% CIs from a cluster bootstrap by report "
-        f"({report.settings.get('bootstrap_resamples')} resamples).</p>",
+        f"{m.n_reports} reports. {e(ci_sentence)}</p>",
         _table(
-            ["Figure", "Value", "95% CI"],
-            [[e(a), b, c] for a, b, c in figure_rows(m)],
+            ["Figure", "Value", "95% CI"] if reason is None else ["Figure", "Value"],
+            [[e(a), b, c][: 3 if reason is None else 2] for a, b, c in figure_rows(m)],
             numeric={1, 2},
         ),
         f'<h2>Plots</h2><div class="plots">{imgs}</div>',
     ]
     for by, values in report.groups.items():
-        rows = [
-            [
-                e(v),
-                str(g.n_annotations),
-                fmt(g.agreement_rate),
-                fmt_ci(g.ci.get("agreement_rate")),
-                fmt(g.cohen_kappa),
-                fmt(g.weighted_kappa),
-                fmt(g.spearman_rho),
-                fmt_ci(g.ci.get("spearman_rho")),
-                fmt(g.calibrated),
-            ]
-            for v, g in values.items()
-        ]
         parts.append(f"<h2>By {e(by)}</h2>")
-        parts.append(
-            _table(
-                [
-                    "Group",
-                    "n",
-                    "Agreement",
-                    "95% CI",
-                    "κ",
-                    "Weighted κ",
-                    "ρ",
-                    "95% CI",
-                    "Calibrated",
-                ],
-                rows,
-                numeric=set(range(1, 9)),
-            )
-        )
+        parts.append(_group_table(values))
     parts.append(f"<h2>Disagreements ({len(report.disagreements)})</h2>")
     parts.append(
         _table(
@@ -266,16 +347,17 @@ def render_html(report: CalibrationReport) -> str:
                         e(d.type),
                         e(d.category),
                         e(d.citation or ""),
-                        e(d.claim or ""),
-                        f"<pre>{e(d.cited_code or '')}</pre>",
+                        _inline(d.claim or ""),
+                        code_html(d.cited_code or ""),
                         e(f"{d.judge_verdict or ''} {fmt(d.judge_score, 2)}"),
                         str(d.human_score),
-                        e(d.reasoning or ""),
-                        e(" ".join(x for x in (d.notes, d.correction) if x)),
+                        _inline(d.reasoning or ""),
+                        _inline(" ".join(x for x in (d.notes, d.correction) if x)),
                     ]
                     for d in report.disagreements
                 ],
                 numeric={6},
+                widths=DISAGREEMENT_WIDTHS,
             )
         )
     if report.compare is not None:
