@@ -9,11 +9,16 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
+# pip's own lines (Collecting …, Downloading … with a bar, Installing …) show what the
+# minute of a first install is spent on; --progress-bar on draws the bar in logs too.
 $(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@test -x $(BIN)/python || { echo "==> creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "==> upgrading pip in $(VENV)"
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "==> installing citecal and its dev extras into $(VENV) (about a minute the first time)"
+	@$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
 	@touch $(STAMP)
+	@echo "==> $(VENV) ready"
 
 demo: install
 	$(BIN)/citecal eval datasets/examples/report.md --repo datasets/examples/shopcart --no-llm

@@ -12,7 +12,7 @@ timestamps the table needs.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -235,9 +235,19 @@ def annotation_rows(
     return rows, counts
 
 
-def iter_records(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -> Iterator[dict[str, Any]]:
-    """Every record of ``dataset`` with responses and suggestions, as the server sends it."""
+Progress = Callable[[int], Callable[[int], None]]
+"""Called once with the number of records, returns the callback each page's size goes to."""
+
+
+def iter_records(
+    client: rg.Argilla, dataset: rg.Dataset, api_url: str, progress: Progress | None = None
+) -> Iterator[dict[str, Any]]:
+    """Every record of ``dataset`` with responses and suggestions, as the server sends it.
+
+    ``progress`` learns the total from the first page's ``total`` (README "5. Pull the answers").
+    """
     offset = 0
+    tick: Callable[[int], None] | None = None
     while True:
         with argilla_errors(api_url):
             response = client.api.http_client.get(
@@ -249,8 +259,13 @@ def iter_records(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -> Itera
                 },
             )
             response.raise_for_status()
-        items: list[dict[str, Any]] = response.json()["items"]
+        page = response.json()
+        items: list[dict[str, Any]] = page["items"]
+        if progress is not None and tick is None:
+            tick = progress(int(page.get("total") or len(items)))
         yield from items
+        if tick is not None:
+            tick(len(items))
         if len(items) < PAGE_SIZE:
             return
         offset += len(items)
@@ -283,14 +298,19 @@ def pull_annotations(
     workspace: str | None = None,
     since: datetime | None = None,
     client: rg.Argilla | None = None,
+    progress: Progress | None = None,
 ) -> PullResult:
-    """The annotation table of dataset ``dataset_name`` (submitted responses only)."""
+    """The annotation table of dataset ``dataset_name`` (submitted responses only).
+
+    ``progress`` as for ``push_evaluation``: called with the number of records,
+    it returns the callback that receives each page's size as it is read.
+    """
     client = client or connect(config)
     ws = workspace or config.workspace
     dataset = get_dataset(client, dataset_name, ws, config.api_url)
     users = user_names(client, config.api_url)
     rows, counts = annotation_rows(
-        iter_records(client, dataset, config.api_url),
+        iter_records(client, dataset, config.api_url, progress),
         spec,
         users,
         since=since,

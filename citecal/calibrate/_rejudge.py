@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -258,8 +258,11 @@ def rejudge_frame(
     model: str | None = None,
     use_cache: bool = True,
     requests: Sequence[JudgeRequest] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[pd.DataFrame, JudgeRun]:
     """Judge every record of ``table`` again and return the new table and the run.
+
+    ``progress`` gets the number of records judged so far as they finish.
 
     Raises:
         InputError: bad prompt or a table without claims / code.
@@ -268,5 +271,5 @@ def rejudge_frame(
     """
     reqs = list(requests) if requests is not None else judge_requests(table)
     judge = build_judge(config, prompt=prompt, model=model, use_cache=use_cache)
-    run = judge.judge(reqs)
+    run = judge.judge(reqs, progress)
     return apply_verdicts(table, run.verdicts), run

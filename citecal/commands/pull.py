@@ -59,6 +59,7 @@ def pull_command(
       citecal pull --dataset review-yn --spec citation_support_binary -o yn.parquet
     """
     from citecal.annotate import TABLE_COLUMNS, load_spec, pull_annotations, write_table
+    from citecal.commands._progress import counter, progress_bar
 
     if output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
         raise InputError(
@@ -67,9 +68,15 @@ def pull_command(
     check_output(output)  # before any download
     definition = load_spec(spec)
     config = load_config(None, config_file).argilla
-    result = pull_annotations(
-        definition, config, dataset_name=dataset, workspace=workspace, since=parse_since(since)
-    )
+    with progress_bar() as bar:
+        result = pull_annotations(
+            definition,
+            config,
+            dataset_name=dataset,
+            workspace=workspace,
+            since=parse_since(since),
+            progress=counter(bar, f"pulling {dataset}"),
+        )
     fmt = write_table(result.table, output)
     c = result.counts
     annotators = result.table["annotator"].nunique() if len(result.table) else 0

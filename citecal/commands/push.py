@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -134,10 +132,8 @@ def push_command(
       citecal push out/citations.parquet --dataset review --sample 200 --seed 7
       citecal push eval.json --dataset review --corrections fixes.json
     """
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from citecal.annotate import is_batch_output, load_spec, push_batch, push_evaluation
+    from citecal.commands._progress import counter, progress_bar
 
     batch = is_batch_output(eval_json)
     if batch and repo is not None:
@@ -156,20 +152,8 @@ def push_command(
         spec = _answers_spec(result)
     definition = load_spec(spec)
     config = load_config(None, config_file).argilla
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=True,
-        console=Console(stderr=True),
-        disable=not sys.stderr.isatty(),  # a bar only for people watching a terminal
-    ) as bar:
-
-        def start(total: int) -> Callable[[int], None]:
-            task = bar.add_task(f"pushing to {dataset}", total=total)
-            return lambda n: bar.advance(task, n)
-
+    with progress_bar() as bar:
+        start = counter(bar, f"pushing to {dataset}")
         if result is None:
             summary = push_batch(
                 eval_json,

@@ -114,6 +114,7 @@ def rejudge_command(
         prompt_with_examples,
         rejudge_frame,
     )
+    from citecal.commands._progress import progress_bar
 
     if output is None and not anchor:
         raise InputError("-o/--output is required (unless --anchor)")
@@ -147,14 +148,17 @@ def rejudge_command(
             )
             if few.n_examples:
                 prompt_spec = str(prompt_with_examples(prompt, few, Path(tmp)))
-        new, run = rejudge_frame(
-            table,
-            config,
-            prompt=prompt_spec,
-            model=model,
-            use_cache=not no_cache,
-            requests=requests,
-        )
+        with progress_bar() as bar:
+            task = bar.add_task("judging records", total=len(requests))
+            new, run = rejudge_frame(
+                table,
+                config,
+                prompt=prompt_spec,
+                model=model,
+                use_cache=not no_cache,
+                requests=requests,
+                progress=lambda done: bar.update(task, completed=done),
+            )
     fmt = write_table(new, output) if output is not None else None
     versions = sorted(set(new["prompt_version"].dropna().astype(str)))
     changed = int(
