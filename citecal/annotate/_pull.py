@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -239,36 +240,52 @@ Progress = Callable[[int], Callable[[int], None]]
 """Called once with the number of records, returns the callback each page's size goes to."""
 
 
+PAGES_IN_FLIGHT = 3
+"""Pages requested at once after the first: the server spends ~0.5 s building a page of
+1 000 records, and another server worker builds the next meanwhile (README "Push throughput")."""
+
+
+def _page(client: rg.Argilla, dataset: rg.Dataset, api_url: str, offset: int) -> dict[str, Any]:
+    with argilla_errors(api_url):
+        response = client.api.http_client.get(
+            f"/api/v1/datasets/{dataset.id}/records",
+            params={"include": ["responses", "suggestions"], "offset": offset, "limit": PAGE_SIZE},
+        )
+        response.raise_for_status()
+    page: dict[str, Any] = response.json()
+    return page
+
+
 def iter_records(
     client: rg.Argilla, dataset: rg.Dataset, api_url: str, progress: Progress | None = None
 ) -> Iterator[dict[str, Any]]:
     """Every record of ``dataset`` with responses and suggestions, as the server sends it.
 
-    ``progress`` learns the total from the first page's ``total`` (README "5. Pull the answers").
+    The first page says how many records there are; the others are fetched
+    :data:`PAGES_IN_FLIGHT` at a time and yielded in order. ``progress`` learns
+    the total from the first page (README "5. Pull the answers").
     """
-    offset = 0
-    tick: Callable[[int], None] | None = None
-    while True:
-        with argilla_errors(api_url):
-            response = client.api.http_client.get(
-                f"/api/v1/datasets/{dataset.id}/records",
-                params={
-                    "include": ["responses", "suggestions"],
-                    "offset": offset,
-                    "limit": PAGE_SIZE,
-                },
-            )
-            response.raise_for_status()
-        page = response.json()
-        items: list[dict[str, Any]] = page["items"]
-        if progress is not None and tick is None:
-            tick = progress(int(page.get("total") or len(items)))
-        yield from items
-        if tick is not None:
-            tick(len(items))
-        if len(items) < PAGE_SIZE:
-            return
-        offset += len(items)
+    first = _page(client, dataset, api_url, 0)
+    items: list[dict[str, Any]] = first["items"]
+    total = max(int(first.get("total") or 0), len(items))
+    tick = progress(total) if progress is not None else None
+    yield from items
+    if tick is not None:
+        tick(len(items))
+    if len(items) < PAGE_SIZE:
+        return
+    offset = len(items)
+    with ThreadPoolExecutor(PAGES_IN_FLIGHT) as pool:
+        while True:
+            offsets = range(offset, max(total, offset + 1), PAGE_SIZE)[:PAGES_IN_FLIGHT]
+            pages = list(pool.map(lambda o: _page(client, dataset, api_url, o)["items"], offsets))
+            for page_items in pages:
+                yield from page_items
+                if tick is not None:
+                    tick(len(page_items))
+                offset += len(page_items)
+                if len(page_items) < PAGE_SIZE:
+                    return
 
 
 def user_names(client: rg.Argilla, api_url: str) -> dict[str, str]:

@@ -190,7 +190,8 @@ def push_command(
     click.echo(
         f"{made} dataset {summary.dataset!r} in workspace {summary.workspace!r} at "
         f"{summary.api_url}: {summary.created} created, {summary.updated} updated, "
-        f"{summary.skipped} skipped, {summary.failed} failed ({summary.seconds:.1f}s)"
+        + (f"{summary.unchanged} unchanged (not sent), " if summary.unchanged else "")
+        + f"{summary.skipped} skipped, {summary.failed} failed ({summary.seconds:.1f}s)"
     )
     if corrections is not None:
         click.echo(

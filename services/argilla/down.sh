@@ -8,4 +8,5 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 stop_component worker
 stop_component server
 stop_component search
+[[ -f "$RUN_DIR/postgres.pid" ]] && stop_component postgres
 stop_component redis

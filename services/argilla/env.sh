@@ -16,6 +16,11 @@ ARGILLA_PORT="${CITECAL_ARGILLA_PORT:-6900}"
 # concurrent bulk requests (citecal push sends several) use both cores.
 ARGILLA_WORKERS="${CITECAL_ARGILLA_WORKERS:-2}"
 REDIS_PORT="${CITECAL_REDIS_PORT:-6391}"
+# Database: SQLite (default, one file) or PostgreSQL (Debian's package, a cluster of its own
+# under $STATE/postgres on POSTGRES_PORT); README "Push throughput" compares the two.
+ARGILLA_DB="${CITECAL_ARGILLA_DB:-sqlite}"
+POSTGRES_PORT="${CITECAL_POSTGRES_PORT:-5439}"
+PG_DIR="$STATE/postgres"
 # The search runner listens on SEARCH_BASE_PORT + 1 (it numbers nodes from 1) and accepts
 # HTTP ports up to SEARCH_MAX_HTTP_PORT only; the node-to-node (transport) port is separate.
 SEARCH_BASE_PORT="${CITECAL_SEARCH_BASE_PORT:-9280}"
@@ -59,12 +64,17 @@ check_port_settings() {
     value="${!var:-}"
     [[ -z "$value" ]] || is_port "$value" || die "$var=$value is not a port number (1-65535)"
   done
+  [[ "$ARGILLA_DB" == sqlite || "$ARGILLA_DB" == postgresql ]] ||
+    die "CITECAL_ARGILLA_DB=$ARGILLA_DB: use sqlite or postgresql"
+  [[ -z "${CITECAL_POSTGRES_PORT:-}" ]] || is_port "$CITECAL_POSTGRES_PORT" ||
+    die "CITECAL_POSTGRES_PORT=$CITECAL_POSTGRES_PORT is not a port number (1-65535)"
   if ((10#$SEARCH_BASE_PORT + 1 > SEARCH_MAX_HTTP_PORT)); then
     die "CITECAL_SEARCH_BASE_PORT=$SEARCH_BASE_PORT puts OpenSearch's HTTP port at $((SEARCH_BASE_PORT + 1)), but its runner accepts HTTP ports up to $SEARCH_MAX_HTTP_PORT: use a base port of at most $((SEARCH_MAX_HTTP_PORT - 1)) (default 9280)"
   fi
   local -A seen=()
   for var in "CITECAL_ARGILLA_PORT=$ARGILLA_PORT" "CITECAL_REDIS_PORT=$REDIS_PORT" \
-    "CITECAL_SEARCH_BASE_PORT+1=$((SEARCH_BASE_PORT + 1))" "CITECAL_SEARCH_TRANSPORT_PORT=$SEARCH_TRANSPORT_PORT"; do
+    "CITECAL_SEARCH_BASE_PORT+1=$((SEARCH_BASE_PORT + 1))" "CITECAL_SEARCH_TRANSPORT_PORT=$SEARCH_TRANSPORT_PORT" \
+    $([[ "$ARGILLA_DB" == postgresql ]] && echo "CITECAL_POSTGRES_PORT=$POSTGRES_PORT"); do
     value="${var#*=}"
     [[ -z "${seen[$value]:-}" ]] || die "${seen[$value]} and ${var%%=*} are both port $value: give each component its own port"
     seen[$value]="${var%%=*}"
@@ -78,8 +88,12 @@ SEARCH_URL="http://127.0.0.1:$SEARCH_PORT"
 # Environment of argilla-server and its worker.
 server_env() {
   export ARGILLA_HOME_PATH="$STATE/home"
-  export ARGILLA_DATABASE_URL="sqlite+aiosqlite:///$STATE/argilla.db?check_same_thread=False"
-  export ARGILLA_DATABASE_SQLITE_TIMEOUT=60  # writers from several workers wait, not fail
+  if [[ "$ARGILLA_DB" == postgresql ]]; then
+    export ARGILLA_DATABASE_URL="postgresql+asyncpg://argilla@127.0.0.1:$POSTGRES_PORT/argilla"
+  else
+    export ARGILLA_DATABASE_URL="sqlite+aiosqlite:///$STATE/argilla.db?check_same_thread=False"
+    export ARGILLA_DATABASE_SQLITE_TIMEOUT=60  # writers from several workers wait, not fail
+  fi
   export ARGILLA_SEARCH_ENGINE="$SEARCH_ENGINE"
   export ARGILLA_ELASTICSEARCH="$SEARCH_URL"
   export ARGILLA_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
@@ -100,6 +114,8 @@ port_open() {  # port_open PORT
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+postgres_ok() { "$(pg_bin)/pg_isready" -q -h 127.0.0.1 -p "$POSTGRES_PORT" 2>/dev/null; }
 redis_ok() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; }
 search_ok() {
   curl -fsS -m 5 "$SEARCH_URL/_cluster/health" 2>/dev/null | grep -Eq '"status":"(green|yellow)"'

@@ -61,6 +61,20 @@ if [[ ! -f "$VENV_STAMP" ]]; then
   touch "$VENV_STAMP"
 fi
 
+# 2b. PostgreSQL (CITECAL_ARGILLA_DB=postgresql): Debian's server, the server's async driver
+if [[ "$ARGILLA_DB" == postgresql ]]; then
+  [[ -n "$(pg_bin)" ]] || apt_install postgresql
+  PG_STAMP="$VENV/.citecal-postgresql"
+  if [[ ! -f "$PG_STAMP" ]]; then
+    log "adding PostgreSQL drivers to $VENV"
+    # argilla-server[postgresql] names asyncpg and psycopg2; the binary wheel needs no compiler.
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+      "asyncpg~=0.30.0" "psycopg2-binary~=2.9.0"
+    "$VENV/bin/python" -c "import asyncpg, psycopg2"
+    touch "$PG_STAMP"
+  fi
+fi
+
 # 3. search engine jars from Maven Central
 LIB_STAMP="$SEARCH_DIR/lib/.citecal-$SEARCH_RUNNER_ARTIFACT-$SEARCH_RUNNER_VERSION-knn-$KNN_PLUGIN_VERSION"
 if [[ ! -f "$LIB_STAMP" ]]; then

@@ -25,5 +25,6 @@ show redis "redis://127.0.0.1:$REDIS_PORT" redis_ok
 show search "$SEARCH_URL ($SEARCH_ENGINE)" search_ok
 show server "$ARGILLA_URL" argilla_ok
 show worker "rq queues default, high" worker_ok
+[[ "$ARGILLA_DB" == postgresql ]] && show postgres "postgresql://127.0.0.1:$POSTGRES_PORT" postgres_ok
 echo "state directory: $STATE"
 exit "$rc"

@@ -22,6 +22,9 @@ if ! pid_alive search; then
   need_free_port "$SEARCH_ENGINE transport" "$SEARCH_TRANSPORT_PORT" CITECAL_SEARCH_TRANSPORT_PORT
 fi
 pid_alive server || need_free_port argilla-server "$ARGILLA_PORT" CITECAL_ARGILLA_PORT
+if [[ "$ARGILLA_DB" == postgresql ]] && ! pid_alive postgres; then
+  need_free_port postgresql "$POSTGRES_PORT" CITECAL_POSTGRES_PORT
+fi
 
 "$SERVICES_DIR/install.sh" "$@"
 mkdir -p "$LOG_DIR" "$RUN_DIR" "$STATE/redis" "$STATE/home"
@@ -90,6 +93,33 @@ YML
 fi
 
 wait_for redis 30 redis_ok redis || die "redis did not start (log: $LOG_DIR/redis.log)"
+
+# PostgreSQL (CITECAL_ARGILLA_DB=postgresql): a cluster of this stack's own, loopback only,
+# trust authentication for the local user argilla. PostgreSQL refuses to run as root, so as
+# root it runs as Debian's postgres user.
+if [[ "$ARGILLA_DB" == postgresql ]]; then
+  PGB="$(pg_bin)"
+  as_pg=()
+  [[ "$(id -u)" == 0 ]] && as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups)
+  if [[ ! -f "$PG_DIR/PG_VERSION" ]]; then
+    mkdir -p "$PG_DIR"
+    [[ "$(id -u)" == 0 ]] && chown postgres:postgres "$PG_DIR"
+    chmod 700 "$PG_DIR"
+    "${as_pg[@]}" "$PGB/initdb" -D "$PG_DIR" -U argilla --auth=trust -E UTF8 >>"$LOG_DIR/postgres.log" 2>&1 ||
+      die "initdb failed (log: $LOG_DIR/postgres.log)"
+  fi
+  if pid_alive postgres && postgres_ok; then
+    log "postgresql already running on 127.0.0.1:$POSTGRES_PORT"
+  else
+    rm -f "$RUN_DIR/postgres.pid"
+    start_bg postgres "$STATE" "${as_pg[@]}" "$PGB/postgres" -D "$PG_DIR" -p "$POSTGRES_PORT" \
+      -c listen_addresses=127.0.0.1 -c unix_socket_directories="" -c max_connections=200
+  fi
+  wait_for postgresql 60 postgres_ok postgres || die "postgresql did not start (log: $LOG_DIR/postgres.log)"
+  "$PGB/psql" -h 127.0.0.1 -p "$POSTGRES_PORT" -U argilla -d postgres -tAc \
+    "SELECT 1 FROM pg_database WHERE datname = 'argilla'" | grep -q 1 ||
+    "$PGB/createdb" -h 127.0.0.1 -p "$POSTGRES_PORT" -U argilla argilla
+fi
 
 # Database migration and owner user (no-ops when done) while the JVM warms up.
 server_env

@@ -336,7 +336,7 @@ def test_repush_updates_in_place_and_keeps_every_answer(env: Env) -> None:
     assert res.exit_code == 0, res.output
     assert (
         "updated dataset" in res.output
-        and ": 0 created, 40 updated, 4 skipped, 0 failed" in res.output
+        and ": 0 created, 0 updated, 40 unchanged (not sent), 4 skipped, 0 failed" in res.output
     )
     dataset = env.owner.datasets(env.dataset, workspace=env.workspace)
     assert len(server_ids(env.owner, dataset)) == 40
@@ -517,7 +517,7 @@ def test_a_rejected_batch_is_reported_and_the_others_still_land(env: Env) -> Non
     assert len(messages) == 1 and messages[0].startswith(
         "records 6-10 failed after 1 attempt(s)"
     )  # 4xx: no retry
-    assert "UnprocessableEntityError" in messages[0]
+    assert "HTTP 422" in messages[0]
     assert sorted(done) == [2, 5, 5]
     landed = set(server_ids(env.owner, dataset))
     assert landed == {r.id for r in records[:5] + records[10:]}

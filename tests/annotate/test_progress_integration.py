@@ -77,3 +77,21 @@ def test_push_and_pull_drive_their_progress(workspace: tuple[rg.Argilla, Argilla
     out = pull_annotations(spec, config, dataset_name="test_progress", progress=pulled)
     assert out.counts.records == N
     assert pulled.totals == [N] and sum(pulled.steps) == N
+
+
+def test_repush_sends_only_changed_records(workspace: tuple[rg.Argilla, ArgillaConfig]) -> None:
+    _owner, config = workspace
+    cites = [make_citation(id=f"c{i}", claim=f"The `Cart` class keeps item {i}", position=i * 50)
+             for i in range(N)]  # fmt: skip
+    spec = load_spec(None)
+    first = push_evaluation(make_eval(cites), spec, config, dataset_name="test_repush")
+    assert first.created == N
+    sent = Recorder()
+    again = push_evaluation(
+        make_eval(cites), spec, config, dataset_name="test_repush", progress=sent
+    )
+    assert (again.created, again.updated, again.unchanged) == (0, 0, N)
+    assert sent.totals == [0] and sent.steps == []  # nothing sent
+    cites[2] = cites[2].model_copy(update={"reasoning": "changed reasoning"})
+    third = push_evaluation(make_eval(cites), spec, config, dataset_name="test_repush")
+    assert (third.created, third.updated, third.unchanged) == (0, 1, N - 1)

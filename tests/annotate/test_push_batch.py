@@ -104,7 +104,9 @@ def test_push_citations_parquet_to_argilla(argilla_stack: Stack, batch_output: P
         assert f"created dataset '{name}' in workspace 'citecal'" in first.stdout
         assert ": 6 created, 0 updated, 114 skipped, 0 failed" in first.stdout
         again = CliRunner().invoke(cli, args, env=env)
-        assert ": 0 created, 6 updated, 114 skipped, 0 failed" in again.stdout  # same sample
+        assert ": 0 created, 0 updated, 6 unchanged (not sent), 114 skipped, 0 failed" in (
+            again.stdout
+        )  # same sample: nothing sent again
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             owner = rg.Argilla(api_url=argilla_stack.url, api_key=argilla_stack.api_key)
