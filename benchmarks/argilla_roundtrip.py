@@ -32,10 +32,10 @@ from citecal.annotate import (
     load_spec,
     pull_annotations,
     push_evaluation,
-    to_rg_record,
-    to_settings,
-    write_table,
 )
+from citecal.annotate._push import to_rg_record
+from citecal.annotate._settings import to_settings
+from citecal.annotations import write_table
 from citecal.config import ArgillaConfig, load_config
 from citecal.models import CitationResult, EvalResult, Summary
 

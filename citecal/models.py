@@ -2,9 +2,9 @@
 
 The names and fields here are public API (see README "JSON output"): the JSON
 written by ``citecal eval`` and read by ``citecal push`` is built from
-:class:`EvalResult`, and the annotation table written by ``citecal pull`` and
-read by ``citecal calibrate`` has exactly the columns of
-:data:`ANNOTATION_COLUMNS`. Add fields freely; never rename one casually.
+:class:`EvalResult`; :class:`JudgeVerdict` is the judge's answer as push, pull
+and rejudge carry it (the annotation table itself is :mod:`citecal.annotations`).
+Add fields freely; never rename one casually.
 
 In-memory values passed between pure stages are frozen dataclasses; anything
 written to disk or printed as JSON is a pydantic model with a
@@ -402,49 +402,109 @@ class EvalResult(_Model):
         return problems
 
 
-# --------------------------------------------------------------------------- annotation table
+# --------------------------------------------------------------------------- judge verdict
 
-ANNOTATION_COLUMNS: tuple[str, ...] = (
-    "record_id",
-    "report_id",
-    "citation",
-    "claim",
-    "cited_code",
-    "mode",
-    "judge_model",
-    "prompt_version",
+
+class JudgeVerdict(_Model):
+    """The judge's answer for one claim–code pair, as push, pull and rejudge carry it.
+
+    One type for every place a judge verdict travels after evaluation (the
+    raw record data ``push`` stores, the ``llm_*`` columns of the annotation
+    table, ``rejudge``'s new columns), so its fields are never copied by hand
+    and its support ``score`` is computed once, by :meth:`of`.
+    """
+
+    verdict: VerdictLabel = Field(description="The judge's verdict.")
+    confidence: Confidence | None = Field(None, description="The judge's stated confidence.")
+    score: float | None = Field(
+        None,
+        description="Support probability in [0, 1]: the judge's own, else the DESIGN.md "
+        "mapping of verdict and confidence (README 'Annotation table').",
+    )
+    model: str | None = Field(None, description="Judge model (or the scorer's name).")
+    prompt_version: str | None = Field(None, description="Judge prompt name + content hash.")
+    reasoning: str | None = Field(None, description="Why, in the judge's words.")
+    method: Method = Field("llm", description="llm, or extractive for a rule-based scorer.")
+
+    @classmethod
+    def of(
+        cls,
+        verdict: VerdictLabel,
+        confidence: Confidence | None,
+        score: float | None,
+        *,
+        model: str | None = None,
+        prompt_version: str | None = None,
+        reasoning: str | None = None,
+        method: Method = "llm",
+    ) -> JudgeVerdict:
+        """A verdict with its support score computed (and clamped to [0, 1]) here, once."""
+        support = support_score(verdict, confidence or "medium", score)
+        return cls(
+            verdict=verdict,
+            confidence=confidence,
+            score=None if support is None else min(1.0, max(0.0, support)),
+            model=model,
+            prompt_version=prompt_version,
+            reasoning=reasoning or None,
+            method=method,
+        )
+
+    @classmethod
+    def from_verdict(cls, v: Verdict) -> JudgeVerdict:
+        """The judge's :class:`Verdict` of a run (``rejudge``)."""
+        return cls.of(
+            v.verdict,
+            v.confidence,
+            v.score,
+            model=v.model,
+            prompt_version=v.prompt_version,
+            reasoning=v.reasoning,
+            method=v.method,
+        )
+
+    @classmethod
+    def from_citation(
+        cls, c: CitationResult, methods: tuple[Method, ...] = ("llm",)
+    ) -> JudgeVerdict | None:
+        """The judge's verdict on an evaluated citation; None when no judge gave one.
+
+        Only verdicts reached by one of ``methods`` count (the LLM judge by
+        default: a rule verdict of ``--no-llm`` is not a judge verdict), and
+        an ``unverified`` verdict without a model means the judge was not asked.
+        """
+        if c.verdict is None or c.method not in methods:
+            return None
+        if c.verdict == "unverified" and c.model is None:
+            return None
+        return cls.of(
+            c.verdict,
+            c.confidence,
+            c.score if c.raw_score is None else c.raw_score,
+            model=c.model,
+            prompt_version=c.prompt_version,
+            reasoning=c.reasoning,
+            method=c.method,
+        )
+
+    def columns(self) -> dict[str, object]:
+        """The annotation table's judge columns (README "Annotation table")."""
+        return {
+            "llm_verdict": self.verdict,
+            "llm_confidence": self.confidence,
+            "llm_score": self.score,
+            "judge_model": self.model,
+            "prompt_version": self.prompt_version,
+            "judge_reasoning": self.reasoning,
+        }
+
+
+JUDGE_COLUMNS: tuple[str, ...] = (
     "llm_verdict",
     "llm_confidence",
     "llm_score",
-    "annotator",
-    "human_score",
-    "line_range",
-    "notes",
-    "submitted_at",
+    "judge_model",
+    "prompt_version",
+    "judge_reasoning",
 )
-"""Columns of the annotation table (DESIGN.md), in order. ``pull`` may add more
-columns after these (annotator_id, status, correction, language, ...);
-``calibrate`` requires only these."""
-
-
-class AnnotationRow(BaseModel):
-    """One (record, annotator) row of the annotation table."""
-
-    model_config = ConfigDict(extra="allow")
-
-    record_id: str
-    report_id: str
-    citation: str
-    claim: str
-    cited_code: str
-    mode: str | None = None
-    judge_model: str | None = None
-    prompt_version: str | None = None
-    llm_verdict: VerdictLabel | None = None
-    llm_confidence: Confidence | None = None
-    llm_score: float | None = None
-    annotator: str
-    human_score: int = Field(ge=0, le=3)
-    line_range: LineRangeAnswer | None = None
-    notes: str | None = None
-    submitted_at: str | None = None
+"""The annotation table's columns that :meth:`JudgeVerdict.columns` fills."""

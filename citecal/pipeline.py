@@ -54,7 +54,8 @@ from citecal.verify._excerpt import (
 )
 
 if TYPE_CHECKING:
-    from citecal.verify.judge import Judge, JudgeRequest
+    from citecal.config import JudgeConfig
+    from citecal.verify.judge import DryRunEstimate, Judge, JudgeRequest, VerdictStore
 
 Progress = Callable[[int, int], None]
 
@@ -436,4 +437,62 @@ def evaluate_report(
         failed_citations=[r for r in rows if r.failure_type is not None],
         uncited_claims=analysis.uncited_claims,
         warnings=warnings,
+    )
+
+
+# --------------------------------------------------------------------------- dry runs
+
+
+def estimate_requests(
+    requests: Sequence[JudgeRequest],
+    config: JudgeConfig,
+    *,
+    prompt: str | None = None,
+    model: str | None = None,
+    use_cache: bool = True,
+    cache: VerdictStore | None = None,
+) -> DryRunEstimate:
+    """What judging ``requests`` would cost, without a network call: the one dry run.
+
+    ``citecal eval --dry-run`` and ``eval-batch --dry-run`` come here through
+    :func:`estimate_report`, ``citecal rejudge --dry-run`` with the requests of
+    an annotation table; all three count calls, tokens and dollars the same way.
+    """
+    from citecal.verify.judge import estimate_cost
+
+    return estimate_cost(requests, config, prompt, model=model, use_cache=use_cache, cache=cache)
+
+
+def estimate_report(
+    report_text: str,
+    store: SourceStore,
+    config: Config,
+    *,
+    prompt: str | None = None,
+    model: str | None = None,
+    use_cache: bool = True,
+    cache: VerdictStore | None = None,
+    context: SourceStore | None = None,
+) -> tuple[DryRunEstimate, Analysis]:
+    """The dry run of one report: the claims routing gives the judge, estimated.
+
+    Returns the estimate and the analysis (its citations, for batch counts).
+    """
+    analysis = analyse(report_text, store, config, context=context)
+    requests = judge_requests(analysis, routed(analysis, config), store, config)
+    est = estimate_requests(
+        requests, config.judge, prompt=prompt, model=model, use_cache=use_cache, cache=cache
+    )
+    return est, analysis
+
+
+def dry_run_line(est: DryRunEstimate, unit: str = "claims") -> str:
+    """The one-line summary every ``--dry-run`` prints."""
+    cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
+    return (
+        f"dry run: {est.requests - est.cache_hits} {unit} would go to the judge"
+        f" ({est.model}){cached} in "
+        f"{est.calls} calls, ~{est.prompt_tokens + est.completion_tokens} tokens "
+        f"(~{est.prompt_tokens} in, ~{est.completion_tokens} out), ~${est.cost_usd:.4f}; "
+        "nothing was sent"
     )

@@ -1,12 +1,15 @@
 """``citecal pull``: annotators' submitted answers → the annotation table.
 
 One row per (record, annotator) with the judge's verdict carried alongside, in
-the columns of :data:`citecal.models.ANNOTATION_COLUMNS` followed by extras
-(annotator id, status, correction, language, file, repository, revision, term
-results, ...). Drafts and discarded responses are counted, not exported (a
-discarded response may have no values at all). Records are read page by page
-through the SDK's HTTP client, because the SDK's response objects drop the
-timestamps the table needs.
+the columns of :data:`citecal.annotations.TABLE_COLUMNS`. The record's columns
+come from the raw data ``push`` stored with it (:data:`RAW_KEY` metadata), the
+response's from the annotator's answers. A record pushed by an older citecal
+has no raw data: its columns are read from the fields and hidden metadata as
+then, its ``cited_code`` is the Markdown annotators saw, and it is counted in
+:attr:`PullCounts.legacy_records` so the CLI can say so. Drafts and discarded
+responses are counted, not exported (a discarded response may have no values
+at all). Records are read page by page through the SDK's HTTP client, because
+the SDK's response objects drop the timestamps the table needs.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import argilla as rg
@@ -24,41 +26,16 @@ import pandas as pd
 from argilla._exceptions import ForbiddenError
 from pydantic import ValidationError
 
-from citecal._io import atomic_path
 from citecal.annotate._client import argilla_errors, connect, get_dataset
+from citecal.annotate._records import RAW_KEY
 from citecal.annotate._settings import AnnotationSpec
+from citecal.annotations import RAW_COLUMNS, TABLE_COLUMNS, RecordData, to_frame, validate_row
 from citecal.config import ArgillaConfig
 from citecal.correct._annotate import correction_columns
 from citecal.errors import InputError
-from citecal.models import ANNOTATION_COLUMNS, AnnotationRow
+from citecal.models import JUDGE_COLUMNS
 
 PAGE_SIZE = 1000  # the server's maximum page
-
-EXTRA_COLUMNS: tuple[str, ...] = (
-    "annotator_id",
-    "status",
-    "correction",
-    "language",
-    "file_path",
-    "repo",
-    "rev",
-    "method",
-    "citation_id",
-    "matched_terms",
-    "missing_terms",
-    "judge_reasoning",
-    "response_inserted_at",
-    "dataset",
-    "workspace",
-    "correction_strategy",
-    "correction_suggested",
-    "sampling_strategy",
-    "sampling_weight",
-)
-"""Columns after :data:`ANNOTATION_COLUMNS`, in order. The last two carry a proposal
-of ``citecal push --corrections`` (README "`citecal correct`"), else null."""
-
-TABLE_COLUMNS: tuple[str, ...] = ANNOTATION_COLUMNS + EXTRA_COLUMNS
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +49,8 @@ class PullCounts:
     discarded: int = 0
     before_since: int = 0
     pending_records: int = 0
+    legacy_records: int = 0
+    """Records pushed by a citecal that stored no raw data (their cited_code is Markdown)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +107,72 @@ def record_sources(record: Mapping[str, Any], spec: AnnotationSpec) -> dict[str,
     return values
 
 
+def legacy_columns(record: Mapping[str, Any], spec: AnnotationSpec) -> dict[str, Any]:
+    """A record's columns when it has no raw data (pushed by an older citecal).
+
+    Read from the fields and hidden metadata as they were pushed: ``cited_code``
+    is the Markdown annotators saw and the line numbers and context are unknown.
+    """
+    src = record_sources(record, spec)
+    method = src.get("method")
+    judged = src.get("verdict") is not None and (method is None or method in spec.judge_methods)
+    llm_score = src.get("judge_score")
+    if llm_score is None:
+        for s in record.get("suggestions") or []:
+            if s.get("score") is not None and s.get("value") is not None:
+                llm_score = s["score"]
+                break
+    judge = {
+        "llm_verdict": src.get("verdict"),
+        "llm_confidence": src.get("confidence"),
+        "llm_score": None if llm_score is None else float(llm_score),
+        "judge_model": src.get("judge_model"),
+        "prompt_version": src.get("prompt_version"),
+        "judge_reasoning": _text(src.get("judge_reasoning")),
+    }
+    return {
+        "report_id": src.get("report_id") or "",
+        "citation": src.get("citation") or "",
+        "claim": src.get("claim") or "",
+        "cited_code": src.get("cited_code") or "",
+        "mode": src.get("mode"),
+        **(judge if judged else dict.fromkeys(JUDGE_COLUMNS)),
+        "language": src.get("language"),
+        "file_path": src.get("file_path"),
+        "repo": src.get("repo"),
+        "rev": src.get("rev"),
+        "method": method,
+        "citation_id": src.get("citation_id"),
+        "matched_terms": src.get("matched_terms"),
+        "missing_terms": src.get("missing_terms"),
+        **dict.fromkeys(RAW_COLUMNS),
+        "extractive_verdict": src.get("verdict") if method == "extractive" else None,
+    }
+
+
+def record_columns(record: Mapping[str, Any], spec: AnnotationSpec) -> tuple[dict[str, Any], bool]:
+    """(the record's columns of the table, whether they came from its raw data).
+
+    Raises:
+        InputError: the raw data is there but not valid (a record edited by hand).
+    """
+    raw = (record.get("metadata") or {}).get(RAW_KEY)
+    if raw is None:
+        return legacy_columns(record, spec), False
+    try:
+        data = RecordData.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise InputError(
+            f"record {record.get('external_id')}: metadata {RAW_KEY}.{where}: {err['msg']}"
+        ) from None
+    columns = data.columns()
+    if data.judge is not None and data.judge.method not in spec.judge_methods:
+        columns.update(dict.fromkeys(JUDGE_COLUMNS))
+    return columns, True
+
+
 def annotation_rows(
     records: Iterable[Mapping[str, Any]],
     spec: AnnotationSpec,
@@ -141,20 +186,15 @@ def annotation_rows(
     p = spec.pull
     score_q = spec.question(p.score_question)
     rows: list[dict[str, Any]] = []
-    n_records = submitted = drafts = discarded = early = pending = 0
+    n_records = submitted = drafts = discarded = early = pending = legacy = 0
     for record in records:
         n_records += 1
         responses = record.get("responses") or []
         if not any(r.get("status") == "submitted" for r in responses):
             pending += 1
-        src = record_sources(record, spec)
         meta = record.get("metadata") or {}
-        llm_score = src.get("judge_score")
-        if llm_score is None:
-            for s in record.get("suggestions") or []:
-                if s.get("score") is not None and s.get("value") is not None:
-                    llm_score = s["score"]
-                    break
+        columns, from_raw = record_columns(record, spec)
+        legacy += not from_raw
         for response in responses:
             status = response.get("status")
             if status == "draft":
@@ -179,16 +219,7 @@ def annotation_rows(
             user_id = str(response.get("user_id"))
             row = {
                 "record_id": str(record.get("external_id") or record.get("id")),
-                "report_id": src.get("report_id") or "",
-                "citation": src.get("citation") or "",
-                "claim": src.get("claim") or "",
-                "cited_code": src.get("cited_code") or "",
-                "mode": src.get("mode"),
-                "judge_model": src.get("judge_model"),
-                "prompt_version": src.get("prompt_version"),
-                "llm_verdict": src.get("verdict"),
-                "llm_confidence": src.get("confidence"),
-                "llm_score": None if llm_score is None else float(llm_score),
+                **columns,
                 "annotator": users.get(user_id, user_id),
                 "human_score": int(score),
                 "line_range": _text(_answer(values, p.line_range_question)),
@@ -197,32 +228,16 @@ def annotation_rows(
                 "annotator_id": user_id,
                 "status": status,
                 "correction": _text(_answer(values, p.correction_question)),
-                "language": src.get("language"),
-                "file_path": src.get("file_path"),
-                "repo": src.get("repo"),
-                "rev": src.get("rev"),
-                "method": src.get("method"),
-                "citation_id": src.get("citation_id"),
-                "matched_terms": src.get("matched_terms"),
-                "missing_terms": src.get("missing_terms"),
-                "judge_reasoning": _text(src.get("judge_reasoning")),
                 "response_inserted_at": parse_timestamp(response["inserted_at"]).isoformat(),
                 "dataset": dataset,
                 "workspace": workspace,
-                **correction_columns(record.get("metadata") or {}),
+                **correction_columns(meta),
                 # citecal push --sample records how the record was drawn (README "Estimates").
                 "sampling_strategy": _text(meta.get("_sampling_strategy")),
                 "sampling_weight": _number(meta.get("_sampling_weight")),
             }
-            try:
-                AnnotationRow.model_validate(row)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                where = ".".join(str(x) for x in err["loc"])
-                raise InputError(
-                    f"record {row['record_id']}: {where}: {err['msg']} "
-                    "(is --spec the dataset's definition?)"
-                ) from None
+            row = {c: row[c] for c in TABLE_COLUMNS}
+            validate_row(row, "is --spec the dataset's definition?")
             rows.append(row)
     counts = PullCounts(
         records=n_records,
@@ -232,6 +247,7 @@ def annotation_rows(
         discarded=discarded,
         before_since=early,
         pending_records=pending,
+        legacy_records=legacy,
     )
     return rows, counts
 
@@ -299,14 +315,6 @@ def user_names(client: rg.Argilla, api_url: str) -> dict[str, str]:
     return {str(u.id): u.username for u in models}
 
 
-def to_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The rows as a DataFrame with the table's columns in order (also when empty)."""
-    frame = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    frame["human_score"] = frame["human_score"].astype("int64")
-    frame["llm_score"] = frame["llm_score"].astype("float64")
-    return frame
-
-
 def pull_annotations(
     spec: AnnotationSpec,
     config: ArgillaConfig,
@@ -335,23 +343,3 @@ def pull_annotations(
         workspace=ws,
     )
     return PullResult(to_frame(rows), counts)
-
-
-TABLE_FORMATS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl"}
-
-
-def write_table(table: pd.DataFrame, path: Path) -> str:
-    """Write ``table`` atomically in the format its extension names; returns the format."""
-    fmt = TABLE_FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise InputError(
-            f"cannot tell the output format from {path.name!r}: use .parquet, .csv or .jsonl"
-        )
-    with atomic_path(path) as tmp:
-        if fmt == "parquet":
-            table.to_parquet(tmp, index=False, engine="pyarrow")
-        elif fmt == "csv":
-            table.to_csv(tmp, index=False)
-        else:
-            table.to_json(tmp, orient="records", lines=True, force_ascii=False)
-    return fmt

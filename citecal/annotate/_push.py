@@ -67,7 +67,7 @@ from citecal.config import ArgillaConfig
 from citecal.correct._models import CorrectionsFile
 from citecal.errors import ServiceError, StoreError
 from citecal.models import CitationResult, EvalResult
-from citecal.source import CachingStore, SourceFileError, open_store
+from citecal.source import CachingStore, SourceFileError, open_store, repository_identity
 
 CONTEXT_LINES = 3
 MAX_BATCH = 500  # the server's limit per bulk upsert
@@ -528,9 +528,15 @@ def push_evaluation(
     invalid = [c for c in result.citations if not c.valid]
     chosen = select_citations(valid, sample, strategy, seed)
     weights, design = sampling_weights(valid, chosen, strategy, citation_group)
+    identity = repository_identity(str(repo) if repo is not None else result.repo, result.rev)
     with repo_reader(result, repo) as read_code:
         built = build_records(
-            result, spec, citations=invalid + chosen, blind=blind, read_code=read_code
+            result,
+            spec,
+            citations=invalid + chosen,
+            blind=blind,
+            read_code=read_code,
+            identity=identity,
         )
     built = BuiltRecords(
         with_sampling(built.records, lambda c: _lookup(weights, id(c)), design), built.skipped
@@ -584,9 +590,15 @@ def push_batch(
     drawn = sample_batch(path, sample, strategy, seed)
     records: list[AnnotationRecord] = []
     skipped: list[tuple[str, str]] = []
+    identities: dict[tuple[str, str | None], tuple[str, str | None]] = {}
     for i, result in enumerate(drawn.results):
+        key = (result.repo, result.rev)
+        if key not in identities:
+            identities[key] = repository_identity(result.repo, result.rev)
         with repo_reader(result) as read_code:
-            built = build_records(result, spec, blind=blind, read_code=read_code)
+            built = build_records(
+                result, spec, blind=blind, read_code=read_code, identity=identities[key]
+            )
         weights = None if drawn.weights is None else drawn.weights[i]
 
         def weight_of(

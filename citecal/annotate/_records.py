@@ -5,6 +5,12 @@ an :class:`~citecal.models.EvalResult` into an :class:`AnnotationRecord`
 (stable id, field texts, metadata, the judge's suggestion) following an
 :class:`~citecal.annotate.AnnotationSpec`; ``_push`` only converts these to
 ``rg.Record`` and sends them.
+
+Besides what the spec shows, every record carries its raw data
+(:class:`~citecal.annotations.RecordData`) as the extra metadata
+:data:`RAW_KEY`: ``pull`` reads the claim, the cited lines and their
+numbers, the repository and the judge's verdict from there, never from the
+Markdown annotators see (README "Annotation table").
 """
 
 from __future__ import annotations
@@ -12,12 +18,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from citecal.annotate._settings import AnnotationSpec
-from citecal.models import CitationResult, EvalResult, support_score
+from citecal.annotations import RecordData
+from citecal.models import CitationResult, EvalResult, JudgeVerdict, Method
 from citecal.record_ids import record_key, report_key
 
-RecordValue = str | float
+FieldValue = str | float
+"""A value a field or declared metadata property shows."""
+
+RecordValue = str | float | dict[str, Any]
+"""A metadata value: shown ones, or the raw record data (:data:`RAW_KEY`)."""
+
+RAW_KEY = "_citecal"
+"""Extra metadata holding a record's :class:`RecordData` (never shown to annotators)."""
+
+NO_JUDGE = "**No judge verdict.**"
+"""How the judge's-reasoning field starts when no judge decided the claim."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +66,7 @@ class AnnotationRecord:
     metadata: Mapping[str, RecordValue]
     suggestions: tuple[SuggestionValue, ...]
     citation: CitationResult
+    data: RecordData | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,26 +148,79 @@ def _cited_only(citation: CitationResult) -> list[CodeLine]:
     )
 
 
-def _reasoning(citation: CitationResult) -> str:
-    if citation.reasoning:
-        return citation.reasoning
-    if citation.method == "extractive":
-        found = ", ".join(f"`{t}`" for t in citation.matched_terms) or "none"
-        missing = ", ".join(f"`{t}`" for t in citation.missing_terms) or "none"
-        return f"Term matching: found {found}; missing {missing}."
-    return ""
+def _terms(citation: CitationResult) -> str:
+    found = ", ".join(f"`{t}`" for t in citation.matched_terms) or "none"
+    missing = ", ".join(f"`{t}`" for t in citation.missing_terms) or "none"
+    return f"Term matching: found {found}; missing {missing}."
+
+
+def _reasoning(citation: CitationResult, judge: JudgeVerdict | None) -> str:
+    """The judge's reasoning, or a note that there is no judge verdict and why.
+
+    A record without a judge verdict says so, rather than showing annotators an
+    empty suggestion they might read as "the judge had nothing to say".
+    """
+    if judge is not None:
+        if judge.reasoning:
+            return judge.reasoning
+        return _terms(citation) if citation.method == "extractive" else ""
+    if citation.method == "extractive" and citation.verdict not in (None, "unverified"):
+        why = f"The rule check decided it ({citation.verdict}). {_terms(citation)}"
+    else:
+        why = citation.reasoning or "the judge was not asked."
+    return f"{NO_JUDGE} {why}"
+
+
+def record_data(
+    result: EvalResult,
+    citation: CitationResult,
+    lines: Sequence[CodeLine],
+    judge: JudgeVerdict | None,
+    identity: tuple[str, str | None] | None = None,
+) -> RecordData:
+    """The raw data of one record: what ``pull`` puts in the annotation table."""
+    cited = [i for i, line in enumerate(lines) if line.cited]
+    first, last = (cited[0], cited[-1]) if cited else (0, len(lines) - 1)
+    rule = citation.verdict if citation.method == "extractive" else None
+    repository, commit = identity if identity is not None else (result.repo, None)
+    return RecordData(
+        report_id=report_id(result),
+        citation=citation.citation,
+        citation_id=citation.id,
+        claim=citation.claim,
+        cited_code=(
+            citation.cited_code
+            if citation.cited_code is not None
+            else "\n".join(line.text for line in lines[first : last + 1])
+        ),
+        start_line=citation.start_line,
+        end_line=citation.end_line,
+        context_before="\n".join(line.text for line in lines[:first]),
+        context_after="\n".join(line.text for line in lines[last + 1 :]),
+        file_path=citation.file_path,
+        language=citation.language,
+        mode=citation.mode,
+        method=citation.method,
+        repo=result.repo,
+        rev=result.rev,
+        repository=repository,
+        commit=commit,
+        judge=judge,
+        extractive_verdict=rule if rule != "unverified" else None,
+        matched_terms=", ".join(citation.matched_terms) or None,
+        missing_terms=", ".join(citation.missing_terms) or None,
+    )
 
 
 def record_values(
-    result: EvalResult, citation: CitationResult, code: Sequence[CodeLine] | None
-) -> dict[str, RecordValue | None]:
+    result: EvalResult,
+    citation: CitationResult,
+    code: Sequence[CodeLine] | None,
+    judge: JudgeVerdict | None = None,
+) -> dict[str, FieldValue | None]:
     """Every value a field or metadata property can show (``RECORD_SOURCES``)."""
     lines = list(code) if code else _cited_only(citation)
-    score = (
-        support_score(citation.verdict, citation.confidence, citation.score)
-        if citation.verdict and citation.confidence
-        else citation.score
-    )
+    score = None if judge is None else judge.score
     match = citation.excerpt_match
     best = (
         None
@@ -171,8 +243,8 @@ def record_values(
         "context": citation.context,
         "file_path": citation.file_path,
         "judge_model": citation.model,
-        "judge_reasoning": _reasoning(citation),
-        "judge_score": None if score is None else min(1.0, max(0.0, float(score))),
+        "judge_reasoning": _reasoning(citation, judge),
+        "judge_score": score,
         "language": citation.language,
         "matched_terms": ", ".join(citation.matched_terms),
         "method": citation.method,
@@ -188,21 +260,28 @@ def record_values(
 
 
 def suggestions_for(
-    spec: AnnotationSpec, citation: CitationResult, judge_score: float | None
+    spec: AnnotationSpec, judge: JudgeVerdict | None
 ) -> tuple[SuggestionValue, ...]:
-    """The judge's verdict as pre-filled answers, per ``suggest_from_verdict`` in the spec."""
-    if citation.verdict is None:
+    """The judge's verdict as pre-filled answers, per ``suggest_from_verdict`` in the spec.
+
+    None without a judge verdict: a rule verdict is not offered as the judge's.
+    """
+    if judge is None:
         return ()
-    agent = judge_agent(citation.model, citation.prompt_version, citation.method)
+    agent = judge_agent(judge.model, judge.prompt_version, judge.method)
     out = []
     for q in spec.questions:
-        if q.suggest_from_verdict and citation.verdict in q.suggest_from_verdict:
+        if q.suggest_from_verdict and judge.verdict in q.suggest_from_verdict:
             out.append(
-                SuggestionValue(
-                    q.name, q.suggest_from_verdict[citation.verdict], judge_score, agent
-                )
+                SuggestionValue(q.name, q.suggest_from_verdict[judge.verdict], judge.score, agent)
             )
     return tuple(out)
+
+
+def judge_of(spec: AnnotationSpec, citation: CitationResult) -> JudgeVerdict | None:
+    """The verdict this dataset calibrates: the LLM judge's (or the spec's ``judge_methods``)."""
+    methods: tuple[Method, ...] = tuple(spec.judge_methods)
+    return JudgeVerdict.from_citation(citation, methods)
 
 
 def build_record(
@@ -212,9 +291,15 @@ def build_record(
     *,
     blind: bool = False,
     code: Sequence[CodeLine] | None = None,
+    identity: tuple[str, str | None] | None = None,
 ) -> AnnotationRecord:
-    """One record for one valid citation (see :func:`build_records`)."""
-    values = record_values(result, citation, code)
+    """One record for one valid citation (see :func:`build_records`).
+
+    ``identity`` is the repository's stable identity (remote URL or absolute
+    path, commit), :func:`citecal.source.repository_identity`.
+    """
+    judge = judge_of(spec, citation)
+    values = record_values(result, citation, code, judge)
     fields: dict[str, str] = {}
     for f in spec.fields:
         value = values.get(f.value_source)
@@ -235,9 +320,11 @@ def build_record(
         value = values.get(source)
         if value is not None and value != "":
             metadata[f"_{source}"] = value if isinstance(value, float) else str(value)
-    raw_score = values["judge_score"]
-    judge_score = raw_score if isinstance(raw_score, float) else None
-    suggestions = () if blind else suggestions_for(spec, citation, judge_score)
+    data = record_data(
+        result, citation, list(code) if code else _cited_only(citation), judge, identity
+    )
+    metadata[RAW_KEY] = data.model_dump(mode="json", exclude_none=True)
+    suggestions = () if blind else suggestions_for(spec, judge)
     rid = report_id(result)
     return AnnotationRecord(
         id=record_id(rid, citation, result.rev),
@@ -245,6 +332,7 @@ def build_record(
         metadata=metadata,
         suggestions=suggestions,
         citation=citation,
+        data=data,
     )
 
 
@@ -255,6 +343,7 @@ def build_records(
     citations: Sequence[CitationResult] | None = None,
     blind: bool = False,
     read_code: CodeReader | None = None,
+    identity: tuple[str, str | None] | None = None,
 ) -> BuiltRecords:
     """Records for the structurally valid citations of ``result`` (or of ``citations``).
 
@@ -270,7 +359,7 @@ def build_records(
             skipped.append((citation.citation, f"invalid citation: {citation.error or 'invalid'}"))
             continue
         code = read_code(citation) if read_code is not None else None
-        record = build_record(result, citation, spec, blind=blind, code=code)
+        record = build_record(result, citation, spec, blind=blind, code=code, identity=identity)
         if record.id in seen:
             skipped.append((citation.citation, "duplicate of an earlier record"))
             continue

@@ -165,6 +165,14 @@ class AnnotationSpec(_Spec):
         ),
     )
     min_submitted: int | None = Field(None, ge=1)
+    judge_methods: list[Literal["llm", "extractive"]] = Field(
+        default_factory=lambda: ["llm"],  # type: ignore[arg-type]
+        min_length=1,
+        description=(
+            "Which verdicts are the judge this dataset calibrates: they become the suggestion "
+            "and the llm_* columns. Default: the LLM judge only (a rule verdict is not)."
+        ),
+    )
     pull: PullSpec
 
     @model_validator(mode="after")
@@ -359,7 +367,7 @@ def to_settings(
         questions=questions,
         metadata=metadata,
         guidelines=spec.guidelines,
-        allow_extra_metadata=bool(spec.hidden),
+        allow_extra_metadata=True,  # hidden values and the raw record data (_citecal)
         distribution=rg.TaskDistribution(min_submitted=spec.min_submitted or min_submitted),
     )
 

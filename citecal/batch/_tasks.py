@@ -267,19 +267,17 @@ def _estimate(
     result: TaskResult,
     errors: list[dict[str, Any]],
 ) -> None:
-    from citecal.pipeline import analyse, judge_requests, routed
-    from citecal.verify.judge import estimate_cost
+    from citecal.pipeline import estimate_report
 
     cache = _judge_cache(job)
     for entry in todo:
         try:
             text = read_text_file(entry.report, "report")
-            analysis = analyse(text, store, config)
-            requests = judge_requests(analysis, routed(analysis, config), store, config)
-            est = estimate_cost(
-                requests,
-                config.judge,
-                job.prompt,
+            est, analysis = estimate_report(
+                text,
+                store,
+                config,
+                prompt=job.prompt,
                 model=job.model,
                 use_cache=job.use_cache,
                 cache=cache,

@@ -6,9 +6,11 @@ confidence intervals, the human ceiling, disagreement categories and a paired
 comparison of two judges; and the bias-corrected precision estimate of
 ``citecal estimate`` (PPI++, README "Estimates").
 
-Every name loads on first use (PEP 562): ``citecal calibrate`` does not pay for
-the plots (matplotlib) or re-judging (the LLM client), and ``citecal
-estimate`` pays for neither scikit-learn nor scipy.stats' full import.
+Statistics over the annotation table and nothing else: reading and writing
+the table is :mod:`citecal.annotations`, re-judging it
+:func:`citecal.verify.judge.rejudge_frame`. Every name loads on first use
+(PEP 562): ``citecal calibrate`` does not pay for the plots (matplotlib), and
+``citecal estimate`` pays for neither scikit-learn nor scipy.stats' full import.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from citecal.calibrate._disagreements import categorise, category_counts
     from citecal.calibrate._estimate import estimate, estimate_frame
     from citecal.calibrate._estimate_models import EstimateReport
+    from citecal.calibrate._fewshot import FewShot, mine_few_shot
     from citecal.calibrate._html import (
         comparison_plot,
         confusion_plot,
@@ -42,12 +45,6 @@ if TYPE_CHECKING:
         Metrics,
     )
     from citecal.calibrate._ppi import ppi_mean, stratified_ppi
-    from citecal.calibrate._rejudge import (
-        judge_requests,
-        mine_few_shot,
-        parse_cited_code,
-        rejudge_frame,
-    )
     from citecal.calibrate._render import render_markdown, render_table
     from citecal.calibrate._report import (
         DEFAULT_BY,
@@ -63,7 +60,6 @@ if TYPE_CHECKING:
         load_labels,
         prepare,
         prepare_labels,
-        read_table,
     )
 
 _LAZY: dict[str, str] = {
@@ -74,6 +70,7 @@ _LAZY: dict[str, str] = {
     "DEFAULT_BY": "citecal.calibrate._report",
     "Disagreement": "citecal.calibrate._models",
     "EstimateReport": "citecal.calibrate._estimate_models",
+    "FewShot": "citecal.calibrate._fewshot",
     "FlippedRecord": "citecal.calibrate._models",
     "GROUP_COLUMNS": "citecal.calibrate._report",
     "MetricDiff": "citecal.calibrate._models",
@@ -90,19 +87,15 @@ _LAZY: dict[str, str] = {
     "estimate": "citecal.calibrate._estimate",
     "estimate_frame": "citecal.calibrate._estimate",
     "group_plot": "citecal.calibrate._html",
-    "judge_requests": "citecal.calibrate._rejudge",
     "judge_support": "citecal.calibrate._table",
     "language_of": "citecal.calibrate._table",
     "load_annotations": "citecal.calibrate._table",
     "load_labels": "citecal.calibrate._table",
-    "mine_few_shot": "citecal.calibrate._rejudge",
-    "parse_cited_code": "citecal.calibrate._rejudge",
+    "mine_few_shot": "citecal.calibrate._fewshot",
     "ppi_mean": "citecal.calibrate._ppi",
     "prepare": "citecal.calibrate._table",
     "prepare_labels": "citecal.calibrate._table",
     "read_judged": "citecal.calibrate._judged",
-    "read_table": "citecal.calibrate._table",
-    "rejudge_frame": "citecal.calibrate._rejudge",
     "reliability_plot": "citecal.calibrate._html",
     "render_html": "citecal.calibrate._html",
     "render_markdown": "citecal.calibrate._render",
@@ -123,6 +116,7 @@ __all__ = [
     "Confusion",
     "Disagreement",
     "EstimateReport",
+    "FewShot",
     "FlippedRecord",
     "MetricDiff",
     "Metrics",
@@ -138,19 +132,15 @@ __all__ = [
     "estimate",
     "estimate_frame",
     "group_plot",
-    "judge_requests",
     "judge_support",
     "language_of",
     "load_annotations",
     "load_labels",
     "mine_few_shot",
-    "parse_cited_code",
     "ppi_mean",
     "prepare",
     "prepare_labels",
     "read_judged",
-    "read_table",
-    "rejudge_frame",
     "reliability_plot",
     "render_html",
     "render_markdown",

@@ -134,7 +134,7 @@ def read_plain(path: Path) -> pd.DataFrame:
     Columns stay as read (Arrow-backed strings): converting a million ids to
     Python objects and back would cost seconds.
     """
-    from citecal.calibrate._table import read_table
+    from citecal.annotations import read_table
 
     wanted = (
         "record_id",

@@ -1,16 +1,15 @@
-"""Read and validate the annotation table (DESIGN.md "Annotation table").
+"""The annotation table made ready for statistics (README "Annotation table").
 
-The table comes from ``citecal pull`` (Parquet) or from another tool (CSV,
-JSONL). Everything that can be wrong with it is caught here, once, and turned
-into a one-line :class:`~citecal.errors.InputError`; the statistics modules can
-then assume clean columns. :func:`prepare` also derives the columns every
-figure needs (judge support score, binary verdicts, 0–3 judge score,
-language), so the judge-score mapping lives in exactly one place.
+Reading, writing and the column checks belong to :mod:`citecal.annotations`;
+:func:`prepare` runs those checks once and derives the columns every figure
+needs (judge support score, binary verdicts, 0–3 judge score, language), so
+the judge-score mapping lives in exactly one place and the statistics modules
+can assume clean columns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -18,6 +17,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from citecal.annotations import (
+    check_duplicates,
+    check_vocabularies,
+    human_scores,
+    llm_scores,
+    read_table,
+    require_columns,
+    require_judge_answer,
+)
 from citecal.errors import InputError
 from citecal.models import VERDICT_CONFIDENCE_SCORE
 from citecal.source import language_for_path
@@ -27,12 +35,6 @@ from citecal.support import (
     humans_support,
     verdicts_support,
 )
-
-REQUIRED_COLUMNS: tuple[str, ...] = ("record_id", "report_id", "annotator", "human_score")
-"""Columns without which no figure can be computed."""
-
-JUDGE_COLUMNS: tuple[str, ...] = ("llm_verdict", "llm_score")
-"""At least one of these must be present: the judge's answer."""
 
 OPTIONAL_TEXT_COLUMNS: tuple[str, ...] = (
     "citation",
@@ -50,87 +52,6 @@ OPTIONAL_TEXT_COLUMNS: tuple[str, ...] = (
     "extractive_verdict",
     "repo",
 )
-
-_VERDICTS = frozenset({"supports", "partial", "not_supports", "unverified"})
-_CONFIDENCES = frozenset({"high", "medium", "low"})
-_LINE_RANGES = frozenset({"correct", "too_narrow", "too_broad"})
-
-
-def read_table(path: Path | str, columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """Read an annotation table from Parquet, CSV or JSONL, chosen by file suffix.
-
-    ``columns``, when given, limits a Parquet read to those of them the file
-    has (``citecal estimate`` reads 7 columns of a million-row table); other
-    formats are read whole.
-
-    Raises:
-        InputError: the file is missing, unreadable, of an unknown type or empty.
-    """
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"annotation table not found: {p}")
-    if p.is_dir():
-        raise InputError(f"annotation table is a directory, not a file: {p}")
-    suffix = p.suffix.lower()
-    try:
-        if suffix in {".parquet", ".pq"}:
-            if columns is not None:
-                import pyarrow.parquet as pq
-
-                present = set(pq.read_schema(p).names)
-                df = pd.read_parquet(p, columns=[c for c in columns if c in present])
-            else:
-                df = pd.read_parquet(p)
-        elif suffix == ".csv":
-            df = pd.read_csv(p, dtype={"record_id": str, "report_id": str, "annotator": str})
-        elif suffix in {".jsonl", ".ndjson", ".json"}:
-            df = pd.read_json(p, lines=suffix != ".json", dtype=False)
-        else:
-            raise InputError(
-                f"unknown annotation table type '{p.suffix}' ({p}): use .parquet, .csv or .jsonl"
-            )
-    except InputError:
-        raise
-    except pd.errors.EmptyDataError:
-        raise InputError(f"annotation table is empty: {p}") from None
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        # pyarrow's ArrowInvalid / ArrowIOError subclass ValueError / OSError.
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot read annotation table {p}: {first[:200]}") from None
-    if df.empty:
-        raise InputError(f"annotation table is empty: {p}")
-    if suffix == ".csv":
-        _check_last_csv_row(p, len(df.columns), len(df))
-    return df
-
-
-def _check_last_csv_row(path: Path, n_columns: int, n_rows: int) -> None:
-    """Reject a CSV whose last row stops short: the file was cut mid-row.
-
-    pandas fills a short row with missing values, so a table cut by a full
-    disk or a killed copy would be read as if complete. A file that ends in a
-    line break ends on a row boundary (a cut inside a quoted field is already a
-    parser error); otherwise its last row is tokenised again on its own (the
-    parser skips whole records, quoted line breaks included) and must hold
-    every column.
-    """
-    with path.open("rb") as fh:
-        fh.seek(max(0, path.stat().st_size - 2))
-        end = fh.read()
-    if not end or end.endswith((b"\n", b"\r")):
-        return
-    last = pd.read_csv(
-        path, header=None, dtype=str, keep_default_na=False, skiprows=n_rows, nrows=1
-    )
-    if last.shape[1] < n_columns:
-        with path.open("rb") as fh:
-            line = 1 + sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
-        text = ",".join(str(v) for v in last.iloc[0])
-        raise InputError(
-            f"line {line}: the last row has {last.shape[1]} of {n_columns} columns "
-            f"({text[:60]!r}): the file looks cut mid-row"
-        )
-
 
 CODE_COLUMNS: dict[str, str] = {
     "record_id": "record_code",
@@ -190,19 +111,6 @@ def _text(series: pd.Series) -> pd.Series:
     return per_unique(series, _blank_to_none)
 
 
-def _check_vocabulary(df: pd.DataFrame, column: str, allowed: frozenset[str]) -> None:
-    if column not in df:
-        return
-    values = df[column].dropna()
-    bad = values[~values.isin(allowed)]
-    if not bad.empty:
-        row = int(bad.index[0])  # type: ignore[call-overload]
-        raise InputError(
-            f"row {row + 1}: {column} must be one of {', '.join(sorted(allowed))} "
-            f"(or empty), got {bad.iloc[0]!r}"
-        )
-
-
 def _terms(df: pd.DataFrame, column: str) -> pd.Series:
     """Whether a comma-separated term list (as ``pull`` writes it) is non-empty."""
     if column not in df:
@@ -235,29 +143,6 @@ def language_of(citation: str | None) -> str:
     if found is not None:
         return found
     return PurePosixPath(path).suffix.lower().lstrip(".") or "unknown"
-
-
-def _human_scores(df: pd.DataFrame) -> pd.Series:
-    """``human_score`` as integers 0–3; InputError naming the first bad row."""
-    scores = pd.to_numeric(df["human_score"], errors="coerce")
-    bad = scores.isna() | (scores < 0) | (scores > 3) | (scores != np.floor(scores))
-    if bad.any():
-        row = int(np.argmax(bad.to_numpy()))
-        raise InputError(
-            f"row {row + 1}: human_score must be an integer 0–3, got {df['human_score'][row]!r}"
-        )
-    return scores.astype(int)
-
-
-def _check_duplicates(df: pd.DataFrame, keys: list[str]) -> None:
-    """One row per (record, annotator) (``keys``: those columns or their codes)."""
-    dup = df.duplicated(keys, keep=False)
-    if dup.any():
-        row = int(np.argmax(dup.to_numpy()))
-        raise InputError(
-            f"duplicate annotation: record {df['record_id'][row]!r} scored twice by "
-            f"annotator {df['annotator'][row]!r}"
-        )
 
 
 def judge_support(
@@ -306,23 +191,15 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     :mod:`citecal.support`), ``judge_ord`` (the support
     score on the human 0–3 scale: ``min(3, floor(4·score))``, so the 0.5
     threshold of the binary verdict coincides with the human ``≥ 2``),
-    ``human_pos`` (human score ≥ 2, seed §7.3), ``language``, and integer
+    ``human_pos`` (human score ≥ 2, DESIGN.md), ``language``, and integer
     codes of the ids (:data:`CODE_COLUMNS`, see :func:`id_codes`).
 
     Raises:
         InputError: missing columns, duplicate (record, annotator) rows, a
             human score outside 0–3 or a verdict outside the vocabulary.
     """
-    if raw.empty:
-        raise InputError("annotation table is empty")
-    missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
-    if missing:
-        raise InputError(
-            f"annotation table lacks column(s) {', '.join(missing)} "
-            f"(has: {', '.join(map(str, raw.columns[:12]))})"
-        )
-    if not any(c in raw.columns for c in JUDGE_COLUMNS):
-        raise InputError("annotation table has no judge answer: needs llm_verdict or llm_score")
+    require_columns(raw)
+    require_judge_answer(raw)
     # No copy: only whole columns are assigned below, never written into (the caller's
     # table stays as it was, and a year of annotations is not held twice).
     df = raw.reset_index(drop=True)
@@ -337,39 +214,23 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
         df[col] = ids
         df[CODE_COLUMNS[col]] = codes.astype(np.int64)
 
-    df["human_score"] = _human_scores(df)
-    _check_duplicates(df, [CODE_COLUMNS["record_id"], CODE_COLUMNS["annotator"]])
+    df["human_score"] = human_scores(df)
+    check_duplicates(df, [CODE_COLUMNS["record_id"], CODE_COLUMNS["annotator"]])
 
     # ``citecal pull`` names the judge's reasoning ``judge_reasoning``.
     if "reasoning" not in df and "judge_reasoning" in df:
         df["reasoning"] = df["judge_reasoning"]
     for col in OPTIONAL_TEXT_COLUMNS:
         df[col] = _text(df[col]) if col in df else None
-    if df["extractive_verdict"].isna().all():
-        df["extractive_verdict"] = _rule_verdict(df)
+    # pull writes the rule check's verdict (schema 2); older tables and other tools'
+    # have only the term lists it is derived from.
+    rule = df["extractive_verdict"]
+    df["extractive_verdict"] = rule.where(rule.notna(), _rule_verdict(df))
     if "llm_verdict" not in raw:
         df["llm_verdict"] = None
-    _check_vocabulary(df, "llm_verdict", _VERDICTS)
-    _check_vocabulary(df, "llm_confidence", _CONFIDENCES)
-    _check_vocabulary(df, "line_range", _LINE_RANGES)
-
-    llm_score = pd.to_numeric(df["llm_score"], errors="coerce") if "llm_score" in df else None
-    if llm_score is not None:
-        if not pd.api.types.is_numeric_dtype(df["llm_score"]):  # "0.8" is fine, "high" not
-            not_numeric = _text(df["llm_score"]).notna() & llm_score.isna()
-        else:
-            not_numeric = pd.Series(False, index=df.index)
-        if not_numeric.any():
-            row = int(np.argmax(not_numeric.to_numpy()))
-            raise InputError(
-                f"row {row + 1}: llm_score must be a number in [0, 1] (or empty), "
-                f"got {df['llm_score'][row]!r}"
-            )
-        out = llm_score.notna() & ((llm_score < 0) | (llm_score > 1))
-        if out.any():
-            row = int(np.argmax(out.to_numpy()))
-            raise InputError(f"row {row + 1}: llm_score must be in [0, 1], got {llm_score[row]}")
-        df["llm_score"] = llm_score
+    check_vocabularies(df)
+    if "llm_score" in df:
+        df["llm_score"] = llm_scores(df, _text(df["llm_score"]).isna())
     else:
         df["llm_score"] = np.nan
 
@@ -416,22 +277,15 @@ def prepare_labels(raw: pd.DataFrame) -> pd.DataFrame:
             (record, annotator) rows, or a sampling weight that is not a
             positive number or differs between a record's rows.
     """
-    if raw.empty:
-        raise InputError("annotation table is empty")
-    missing = [c for c in LABEL_COLUMNS if c not in raw.columns]
-    if missing:
-        raise InputError(
-            f"annotation table lacks column(s) {', '.join(missing)} "
-            f"(has: {', '.join(map(str, raw.columns[:12]))})"
-        )
+    require_columns(raw, LABEL_COLUMNS)
     df = raw.reset_index(drop=True).copy()
     for col in ("record_id", "annotator"):
         blank = df[col].isna() | (df[col].astype(str).str.strip() == "")
         if blank.any():
             raise InputError(f"row {int(np.argmax(blank.to_numpy())) + 1}: {col} is empty")
         df[col] = df[col].astype(str)
-    df["human_score"] = _human_scores(df)
-    _check_duplicates(df, ["record_id", "annotator"])
+    df["human_score"] = human_scores(df)
+    check_duplicates(df, ["record_id", "annotator"])
     df["support"] = humans_support(df["human_score"]).astype(np.float64)
     if "sampling_weight" in df:
         weight = pd.to_numeric(df["sampling_weight"], errors="coerce")

@@ -58,20 +58,18 @@ def _dry_run(
     use_cache: bool = True,
     context: SourceStore | None = None,
 ) -> None:
-    from citecal.pipeline import analyse, judge_requests, routed
-    from citecal.verify.judge import estimate_cost
+    from citecal.pipeline import dry_run_line, estimate_report
 
-    analysis = analyse(report_text, store, config, context=context)
-    requests = judge_requests(analysis, routed(analysis, config), store, config)
-    est = estimate_cost(requests, config.judge, prompt, model=model, use_cache=use_cache)
-    cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
-    click.echo(
-        f"dry run: {len(requests) - est.cache_hits} claims would go to the judge"
-        f" ({est.model}){cached} in "
-        f"{est.calls} calls, ~{est.prompt_tokens + est.completion_tokens} tokens "
-        f"(~{est.prompt_tokens} in, ~{est.completion_tokens} out), ~${est.cost_usd:.4f}; "
-        "nothing was sent"
+    est, _ = estimate_report(
+        report_text,
+        store,
+        config,
+        prompt=prompt,
+        model=model,
+        use_cache=use_cache,
+        context=context,
     )
+    click.echo(dry_run_line(est))
 
 
 def _render(result: EvalResult, fmt: str, output: Path | None) -> None:

@@ -58,7 +58,8 @@ def pull_command(
       citecal pull --dataset review -o new.csv --since 2026-11-22T00:00:00Z
       citecal pull --dataset review-yn --spec citation_support_binary -o yn.parquet
     """
-    from citecal.annotate import TABLE_COLUMNS, load_spec, pull_annotations, write_table
+    from citecal.annotate import load_spec, pull_annotations
+    from citecal.annotations import TABLE_COLUMNS, write_table
     from citecal.commands._progress import counter, progress_bar
 
     if output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
@@ -87,3 +88,11 @@ def pull_command(
         + (f", {c.before_since} before --since" if since else "")
         + f"; {c.pending_records} records without a submitted answer"
     )
+    if c.legacy_records:
+        click.echo(
+            f"warning: {c.legacy_records} record(s) were pushed by an older citecal without "
+            "their raw data: their cited_code is the Markdown annotators saw and start_line, "
+            "end_line and the context are empty (rejudge cannot use them); push the evaluation "
+            "again to attach it (answers are kept), then pull",
+            err=True,
+        )

@@ -66,6 +66,11 @@ from citecal.errors import InputError
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the verdict cache.")
 @click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the judge calls, tokens and cost it would take; call nothing, write nothing.",
+)
+@click.option(
     "--config",
     "config_file",
     type=click.Path(path_type=Path),
@@ -83,6 +88,7 @@ def rejudge_command(
     split_by: str,
     n_examples: int,
     no_cache: bool,
+    dry_run: bool,
     config_file: Path | None,
 ) -> None:
     """Re-run the judge on the claim–code pairs of ANNOTATIONS; keep the human scores.
@@ -105,18 +111,17 @@ def rejudge_command(
       citecal rejudge ann.parquet --prompt prompts/v2.md -o ann-v2.parquet
       citecal rejudge ann.parquet --prompt v1 --few-shot-from older.parquet -o ann-fs.parquet
       citecal rejudge ann.parquet --anchor --prompt v2 --min-agreement 0.85
+      citecal rejudge ann.parquet --prompt v2 --model gpt-4o --dry-run
     """
-    from citecal.annotate import write_table
-    from citecal.calibrate import load_annotations, read_table
-    from citecal.calibrate._rejudge import (
-        judge_requests,
-        mine_few_shot,
-        prompt_with_examples,
-        rejudge_frame,
-    )
+    from citecal.annotations import read_table, write_table
+    from citecal.calibrate import load_annotations
+    from citecal.calibrate._fewshot import mine_few_shot
     from citecal.commands._progress import progress_bar
+    from citecal.verify.judge import prompt_with_examples, rejudge_frame, rejudge_requests
 
-    if output is None and not anchor:
+    if dry_run:
+        output = None
+    elif output is None and not anchor:
         raise InputError("-o/--output is required (unless --anchor)")
     if min_agreement is not None and not anchor:
         raise InputError("--min-agreement needs --anchor")
@@ -133,8 +138,16 @@ def rejudge_command(
         from citecal.calibrate._anchor import anchor_records
 
         table = anchor_records(table)
-    requests = judge_requests(table)
+    requests = rejudge_requests(table)
     config = load_config(None, config_file, {}).judge
+    if dry_run:
+        from citecal.pipeline import dry_run_line, estimate_requests
+
+        est = estimate_requests(
+            requests, config, prompt=prompt, model=model, use_cache=not no_cache
+        )
+        click.echo(dry_run_line(est, unit="records"))
+        return
     with tempfile.TemporaryDirectory(prefix="citecal-rejudge-") as tmp:
         prompt_spec = prompt
         if few_shot_from is not None:

@@ -17,6 +17,7 @@ from citecal.source._errors import (
 )
 from citecal.source._files import SourceFile
 from citecal.source._git import GitStore
+from citecal.source._identity import repository_identity
 from citecal.source._languages import language_for_path
 from citecal.source._open import open_store
 from citecal.source._project import file_names, project_names
@@ -42,4 +43,5 @@ __all__ = [
     "language_for_path",
     "open_store",
     "project_names",
+    "repository_identity",
 ]

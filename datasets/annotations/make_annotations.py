@@ -27,11 +27,9 @@ import numpy as np
 import pandas as pd
 from click.testing import CliRunner
 
-from citecal.annotate import code_window, render_cited_code, write_table
-from citecal.calibrate._rejudge import rejudge_frame
+from citecal.annotations import ANNOTATION_COLUMNS, write_table
 from citecal.cli import cli
 from citecal.config import JudgeConfig
-from citecal.models import ANNOTATION_COLUMNS
 from citecal.testing import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,15 +103,16 @@ def eval_citations() -> list[dict[str, object]]:
     return [c for c in data["citations"] if c["valid"]]
 
 
-def rendered(file_path: str, language: str | None, start: int, end: int) -> tuple[str, str]:
-    """(Argilla-style cited_code with context lines, raw cited lines) read from the repo."""
+def cited(file_path: str, start: int, end: int) -> tuple[str, str, str]:
+    """(raw cited lines, context lines before, context lines after) read from the repo."""
     lines = (EXAMPLES / "shopcart" / file_path).read_text().split("\n")
     end = min(end, len(lines))
     first = max(1, start - CONTEXT)
     last = min(len(lines), end + CONTEXT)
-    window = code_window(lines[first - 1 : last], first, start, end)
-    return render_cited_code(file_path, language, window, start, end), "\n".join(
-        lines[start - 1 : end]
+    return (
+        "\n".join(lines[start - 1 : end]),
+        "\n".join(lines[first - 1 : start - 1]),
+        "\n".join(lines[end:last]),
     )
 
 
@@ -137,6 +136,9 @@ def variants(records: list[dict[str, object]], rng: np.random.Generator) -> list
                     "defect": "overstates", "note": f"the code shows nothing for '{suffix.strip()}'"})  # fmt: skip
     for r in true[::2]:
         shift = int(r["end_line"]) - int(r["start_line"]) + 3  # type: ignore[call-overload]
+        n_lines = len((EXAMPLES / "shopcart" / str(r["file_path"])).read_text().split("\n"))
+        if int(r["end_line"]) + shift > n_lines:  # type: ignore[call-overload]
+            shift = max(-shift, 1 - int(r["start_line"]))  # type: ignore[call-overload]  # inside the file
         out.append({**r, "start_line": int(r["start_line"]) + shift,  # type: ignore[call-overload]
                     "end_line": int(r["end_line"]) + shift, "truth": 1, "defect": "lines_off",  # type: ignore[call-overload]
                     "note": "the evidence is just above the cited lines"})  # fmt: skip
@@ -153,7 +155,7 @@ def annotate(records: list[dict[str, object]], rng: np.random.Generator) -> pd.D
     rows = []
     for n, r in enumerate(records):
         start, end = int(r["start_line"]), int(r["end_line"])  # type: ignore[call-overload]
-        code, _ = rendered(str(r["file_path"]), r["language"], start, end)  # type: ignore[arg-type]
+        code, before, after = cited(str(r["file_path"]), start, end)
         citation = f"[{r['file_path']}:{start}-{end}]" if start != end else f"[{r['file_path']}:{start}]"
         who = ANNOTATORS if rng.random() >= 0.3 else tuple(rng.choice(ANNOTATORS, 2, replace=False))
         for annotator in who:
@@ -183,6 +185,10 @@ def annotate(records: list[dict[str, object]], rng: np.random.Generator) -> pd.D
                 "language": r["language"],
                 "file_path": r["file_path"],
                 "method": "llm",
+                "start_line": start,
+                "end_line": min(end, start + code.count("\n")),
+                "context_before": before or None,
+                "context_after": after or None,
                 "matched_terms": ", ".join(r.get("matched_terms") or []) if r["defect"] is None else "",  # type: ignore[arg-type]
                 "missing_terms": ", ".join(r.get("missing_terms") or []) if r["defect"] is None else "",  # type: ignore[arg-type]
             })  # fmt: skip
@@ -198,6 +204,8 @@ def main() -> None:
     for i, j in enumerate(rng.permutation(len(everything))):
         everything[j]["report"] = f"report-{i % N_REPORTS + 1:02d}"
     table = annotate(everything, rng)
+    from citecal.verify.judge import rejudge_frame
+
     with FakeOpenAIServer() as server:
         config = JudgeConfig(base_url=server.base_url, cache=False, escalation_model=None)
         judged, run = rejudge_frame(table, config, prompt="v1", use_cache=False)

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from annotate_factories import ROOT, Stack
 
-from citecal.annotate import LOCAL_API_KEY
+from citecal.annotate._client import LOCAL_API_KEY
 from citecal.config import local_argilla_url
 
 SERVICES = ROOT / "services" / "argilla"

@@ -25,7 +25,7 @@ import pytest
 from annotate_factories import ROOT, Stack
 from click.testing import CliRunner, Result
 
-from citecal.annotate import record_id, report_id
+from citecal.annotate._records import record_id, report_id
 from citecal.annotate._settings import DEFAULT_SPEC_PATH
 from citecal.cli import cli
 from citecal.models import EvalResult, support_score
@@ -500,7 +500,8 @@ def test_annotator_sees_the_claim_and_its_code_in_the_browser(
 def test_a_rejected_batch_is_reported_and_the_others_still_land(env: Env) -> None:
     from dataclasses import replace
 
-    from citecal.annotate import build_records, load_spec, to_settings
+    from citecal.annotate import build_records, load_spec
+    from citecal.annotate._settings import to_settings
     from citecal.annotate._push import ensure_dataset, upsert_batches
 
     spec = load_spec()

@@ -21,7 +21,7 @@ from annotate_factories import ROOT, Stack
 from click.testing import CliRunner, Result
 
 from citecal.cli import cli
-from citecal.models import ANNOTATION_COLUMNS
+from citecal.annotations import ANNOTATION_COLUMNS
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 

@@ -9,17 +9,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from citecal.annotate import (
-    TABLE_COLUMNS,
-    annotation_rows,
-    load_spec,
-    parse_timestamp,
-    write_table,
-)
-from citecal.annotate._pull import to_frame
+from citecal.annotate import load_spec, parse_timestamp
+from citecal.annotate._pull import annotation_rows
 from citecal.annotate._settings import DEFAULT_SPEC_PATH
+from citecal.annotations import ANNOTATION_COLUMNS, TABLE_COLUMNS, to_frame, write_table
 from citecal.errors import InputError
-from citecal.models import ANNOTATION_COLUMNS
 
 SPEC = load_spec()
 
@@ -130,11 +124,84 @@ def test_one_row_per_submitted_response_with_the_judge_verdict() -> None:
         "correction_suggested": None,
         "sampling_strategy": None,  # pushed before push recorded its sampling design
         "sampling_weight": None,
+        # pushed before push stored the raw record data (schema 2): unknown
+        "start_line": None,
+        "end_line": None,
+        "context_before": None,
+        "context_after": None,
+        "repository": None,
+        "commit": None,
+        "extractive_verdict": None,
     }
+    assert counts.legacy_records == 2
     assert second["annotator"] == "u2"  # unknown user: the id is kept
     assert (second["human_score"], second["line_range"], second["notes"]) == (1, None, None)
     assert list(first) == list(TABLE_COLUMNS)
     assert TABLE_COLUMNS[: len(ANNOTATION_COLUMNS)] == ANNOTATION_COLUMNS
+
+
+def raw_record(**judge: Any) -> dict[str, Any]:
+    """A record as this citecal pushes it: the raw data in ``_citecal`` metadata."""
+    data = {
+        "schema_version": 2,
+        "report_id": "r1",
+        "citation": "[a.py:2-3]",
+        "citation_id": "c1",
+        "claim": "The cart keeps items",
+        "cited_code": "items = {}\nreturn items",
+        "start_line": 2,
+        "end_line": 3,
+        "context_before": "def cart():",
+        "file_path": "a.py",
+        "language": "python",
+        "mode": "abstractive",
+        "method": judge.pop("method", "llm"),
+        "repo": "shop",
+        "repository": "https://example.org/shop.git",
+        "commit": "0" * 40,
+        **judge,
+    }
+    return server_record(
+        [response("u1", "submitted", answers(2), "2026-11-22T10:05:00")],
+        metadata={"report_id": "r1", "_citecal": data},
+    )
+
+
+def test_rows_come_from_the_raw_record_data_not_the_markdown() -> None:
+    verdict = {"verdict": "supports", "confidence": "high", "score": 0.9, "model": "m",
+               "prompt_version": "v1:abc", "reasoning": "Shown."}  # fmt: skip
+    rows, counts = annotation_rows([raw_record(judge=verdict)], SPEC, {})
+    (row,) = rows
+    assert counts.legacy_records == 0
+    assert row["cited_code"] == "items = {}\nreturn items"  # not the field's Markdown
+    assert (row["start_line"], row["end_line"]) == (2, 3)
+    assert (row["context_before"], row["context_after"]) == ("def cart():", None)
+    assert (row["repository"], row["commit"]) == ("https://example.org/shop.git", "0" * 40)
+    assert (row["llm_verdict"], row["llm_confidence"], row["llm_score"]) == ("supports", "high", 0.9)
+    assert (row["judge_model"], row["prompt_version"], row["judge_reasoning"]) == (
+        "m",
+        "v1:abc",
+        "Shown.",
+    )
+    assert list(row) == list(TABLE_COLUMNS)
+
+
+def test_a_rule_verdict_never_lands_in_the_llm_columns() -> None:
+    rows, _ = annotation_rows(
+        [raw_record(method="extractive", extractive_verdict="not_supports")], SPEC, {}
+    )
+    (row,) = rows
+    assert row["extractive_verdict"] == "not_supports"
+    assert {c: row[c] for c in ("llm_verdict", "llm_score", "judge_model")} == dict.fromkeys(
+        ("llm_verdict", "llm_score", "judge_model")
+    )
+
+
+def test_bad_raw_data_names_the_record_and_key() -> None:
+    record = raw_record()
+    record["metadata"]["_citecal"]["start_line"] = "three"
+    with pytest.raises(InputError, match=r"record rec1: metadata _citecal.start_line: "):
+        annotation_rows([record], SPEC, {})
 
 
 def test_since_filters_on_submission_time() -> None:

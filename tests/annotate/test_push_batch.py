@@ -19,7 +19,8 @@ import pytest
 from annotate_factories import ROOT, Stack
 from click.testing import CliRunner
 
-from citecal.annotate import Candidate, sample_across_reports, sample_batch
+from citecal.annotate._batch import sample_batch
+from citecal.annotate._sampling import Candidate, sample_across_reports
 from citecal.batch import BatchOutput, JobSettings, ManifestEntry, make_tasks, run_task
 from citecal.cli import cli
 

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 from annotate_factories import make_citation, make_eval
 
-from citecal.annotate import (
-    build_records,
+from citecal.annotate import build_records, load_spec
+from citecal.annotate._push import repo_reader
+from citecal.annotate._records import (
     code_window,
     judge_agent,
-    load_spec,
     record_id,
     render_cited_code,
-    repo_reader,
     report_id,
 )
 from citecal.models import support_score
@@ -64,7 +63,21 @@ def test_fields_and_metadata_follow_the_spec() -> None:
     assert rec.fields["citation"] == "[shop/cart.py:10-12]"
     assert rec.fields["judge_reasoning"] == "The code never caches totals."
     assert rec.fields["context"] == c.context
-    assert rec.metadata == {
+    metadata = dict(rec.metadata)
+    raw = metadata.pop("_citecal")  # the raw record data pull reads (README "Annotation table")
+    assert raw["judge"] == {
+        "verdict": "not_supports",
+        "confidence": "medium",
+        "score": 0.17,
+        "model": "gpt-4o-mini",
+        "prompt_version": "v1:3f2a9c",
+        "reasoning": "The code never caches totals.",
+        "method": "llm",
+    }
+    assert raw["cited_code"] == c.cited_code and "▶" not in raw["cited_code"]
+    assert (raw["start_line"], raw["end_line"], raw["rev"]) == (10, 12, "deadbeef")
+    assert (raw["repository"], raw["claim"], raw["citation_id"]) == ("shop", c.claim, "j1")
+    assert metadata == {
         "mode": "abstractive",
         "judge_model": "gpt-4o-mini",
         "prompt_version": "v1:3f2a9c",
@@ -122,12 +135,27 @@ def test_invalid_and_repeated_citations_are_skipped_with_a_reason() -> None:
     )
 
 
-def test_extractive_reasoning_lists_terms() -> None:
+def test_a_rule_verdict_is_not_offered_as_the_judges() -> None:
+    """--no-llm: no suggestion, a note saying there is no judge verdict, the rule kept apart."""
     c = make_citation(matched_terms=["Cart"], missing_terms=["dict"], verdict="partial")
     rec = build_records(make_eval([c]), SPEC).records[0]
-    assert rec.fields["judge_reasoning"] == "Term matching: found `Cart`; missing `dict`."
-    assert rec.suggestions[0].agent == "citecal extractive"
+    assert rec.fields["judge_reasoning"] == (
+        "**No judge verdict.** The rule check decided it (partial). "
+        "Term matching: found `Cart`; missing `dict`."
+    )
+    assert rec.suggestions == ()
+    assert "judge_score" not in rec.metadata
+    raw = rec.metadata["_citecal"]
+    assert "judge" not in raw and raw["extractive_verdict"] == "partial"
     assert rec.metadata["_matched_terms"] == "Cart" and rec.metadata["_missing_terms"] == "dict"
+
+
+def test_a_claim_the_judge_was_not_asked_about_says_so() -> None:
+    c = llm_citation(verdict="unverified", confidence="low", model=None, prompt_version=None,
+                     reasoning="LLM judge not used: --no-llm.")  # fmt: skip
+    rec = build_records(make_eval([c]), SPEC).records[0]
+    assert rec.fields["judge_reasoning"] == "**No judge verdict.** LLM judge not used: --no-llm."
+    assert rec.suggestions == () and "judge" not in rec.metadata["_citecal"]
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from annotate_factories import make_citation
 
-from citecal.annotate import rule_judge_conflict, select_citations, uncertainty
+from citecal.annotate._sampling import rule_judge_conflict, select_citations, uncertainty
 from citecal.models import CitationResult, EscalationRecord
 
 

@@ -127,8 +127,13 @@ def test_settings_diff_lists_each_structural_change() -> None:
     assert "+ field context: missing on the server" in diff
     assert "- metadata extra: on the server, not in the config" in diff
     assert "~ question supports_claim: values [0, 1, 2, 3, 4, 5] → [0, 1, 2, 3]" in diff
-    assert "~ extra metadata: allowed False → True" in diff
-    assert len(diff) == 4
+    assert len(diff) == 3  # extra metadata is always allowed: it holds the raw record data
+
+
+def test_every_dataset_allows_the_raw_record_data() -> None:
+    data = raw_default()
+    data["hidden"] = []
+    assert to_settings(parse_spec(data)).allow_extra_metadata is True
 
 
 def test_default_distribution_asks_two_annotators_per_record() -> None:

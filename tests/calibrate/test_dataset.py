@@ -6,7 +6,7 @@ from pathlib import Path
 
 from citecal.calibrate import calibrate, load_annotations
 from citecal.config import CalibrationConfig
-from citecal.models import ANNOTATION_COLUMNS
+from citecal.annotations import ANNOTATION_COLUMNS
 
 DATASET = Path(__file__).resolve().parents[2] / "datasets" / "annotations" / "annotations.parquet"
 

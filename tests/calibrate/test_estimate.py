@@ -167,7 +167,7 @@ def test_gate_on_the_lower_bound() -> None:
 
 
 def test_eval_json_record_ids_are_the_ids_push_gives(tmp_path: Path) -> None:
-    from citecal.annotate import record_id, report_id
+    from citecal.annotate._records import record_id, report_id
 
     result = judged_eval(["supports", None, "not_supports"], rev="abc123")
     path = tmp_path / "eval.json"
@@ -182,7 +182,7 @@ def test_eval_json_record_ids_are_the_ids_push_gives(tmp_path: Path) -> None:
 
 
 def test_batch_output_record_ids_are_the_ids_push_gives(tmp_path: Path) -> None:
-    from citecal.annotate import record_id, report_id
+    from citecal.annotate._records import record_id, report_id
     from citecal.batch import BatchOutput, citation_rows, report_row
 
     out = BatchOutput(tmp_path / "out")

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 from click.testing import CliRunner
 
-from citecal.annotate import annotation_rows, load_spec, write_table
-from citecal.annotate._pull import to_frame
+from citecal.annotate import load_spec
+from citecal.annotate._pull import annotation_rows
+from citecal.annotations import to_frame, write_table
 from citecal.cli import cli
 
 SPEC = load_spec()

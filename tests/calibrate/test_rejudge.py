@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from citecal.annotate import code_window, render_cited_code
-from citecal.calibrate._rejudge import judge_requests, mine_few_shot, parse_cited_code
+from citecal.calibrate import mine_few_shot
 from citecal.cli import cli
+from citecal.errors import InputError
 from citecal.testing import FakeOpenAIServer
-from citecal.verify.judge import JudgeRequest, code_block
+from citecal.verify.judge import JudgeRequest, rejudge_requests
 
 DATASET = Path(__file__).resolve().parents[2] / "datasets" / "annotations" / "annotations.parquet"
 LINES = [
@@ -29,39 +29,49 @@ LINES = [
 ]
 
 
-def test_parse_argilla_rendering() -> None:
-    window = code_window(LINES[1:6], 2, 3, 5)
-    text = render_cited_code("a.py", "python", window, 3, 5)
-    parsed = parse_cited_code(text)
-    assert parsed.code == "\n".join(LINES[2:5])
-    assert parsed.before == "" and parsed.after == ""
-    assert parsed.start_line == 3
+def test_requests_come_from_the_raw_columns_not_from_markdown() -> None:
+    """The judge sees the raw cited lines, their numbers and context as pull wrote them."""
+    row = {
+        "record_id": "r1",
+        "claim": "load reads a file",
+        "citation": "[a.py:3-5]",
+        "cited_code": "\n".join(LINES[2:5]),
+        "start_line": 3,
+        "end_line": 5,
+        "context_before": "import os\n",
+        "context_after": "\nX = 1",
+        "file_path": "a.py",
+        "language": "python",
+    }
+    (request,) = rejudge_requests(pd.DataFrame([row]))
+    assert request == JudgeRequest("r1", "load reads a file", "[a.py:3-5]", "a.py", "python",
+                                   3, 5, "\n".join(LINES[2:5]), before="import os\n",
+                                   after="\nX = 1")  # fmt: skip
 
 
-def test_parse_judge_prompt_rendering() -> None:
-    request = JudgeRequest("k", "c", "[a.py:3-5]", "a.py", "python", 3, 5, "\n".join(LINES[2:5]),
-                           before="import os\n", after="\nX = 1")  # fmt: skip
-    parsed = parse_cited_code(code_block(request, 100))
-    assert parsed.code == "\n".join(LINES[2:5])
-    assert parsed.before == "import os\n" and parsed.after == "\nX = 1"
-    assert parsed.start_line == 3
+def test_another_tools_table_gives_lines_in_the_citation() -> None:
+    row = {"record_id": "r1", "claim": "c", "citation": "[a.py:3-5]", "cited_code": "x = 1"}
+    (request,) = rejudge_requests(pd.DataFrame([row]))
+    assert (request.start_line, request.end_line, request.code) == (3, 5, "x = 1")
+    assert (request.file_path, request.language, request.before) == ("a.py", "python", "")
 
 
-def test_raw_code_is_kept_as_is() -> None:
-    raw = "def f():\n    return 1\n"
-    assert parse_cited_code(raw).code == raw
-    assert parse_cited_code(raw).start_line is None
-    assert parse_cited_code(None).code == ""
+def test_rows_pulled_from_an_older_push_are_refused_with_the_remedy() -> None:
+    row = {"record_id": "r1", "claim": "c", "citation": "[a.py:3-5]",
+           "cited_code": "`a.py`, lines 3–5\n\n```python\n▶ 3  x\n```",
+           "response_inserted_at": "2026-11-22T10:00:00+00:00"}  # fmt: skip
+    with pytest.raises(InputError, match=r"1 record\(s\) \(first: r1\) were pulled .* Push the"):
+        rejudge_requests(pd.DataFrame([row]))
 
 
 def test_requests_from_the_bundled_table() -> None:
     table = pd.read_parquet(DATASET)
-    requests = judge_requests(table)
+    requests = rejudge_requests(table)
     assert len(requests) == table["record_id"].nunique()
     first = requests[0]
     row = table.iloc[0]
     assert first.claim == row["claim"] and first.citation == row["citation"]
-    assert first.code and ">" not in first.code.split("\n")[0][:3]
+    assert first.code == row["cited_code"] and first.start_line == row["start_line"]
     assert row["file_path"] == first.file_path
 
 

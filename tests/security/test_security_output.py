@@ -151,7 +151,7 @@ def test_table_writer_respects_umask(tmp_path: Path) -> None:
     """``pull`` and ``rejudge`` write through ``write_table`` (Parquet by path)."""
     import pandas as pd
 
-    from citecal.annotate import write_table
+    from citecal.annotations import write_table
 
     with umask(0o022):
         write_table(pd.DataFrame({"a": [1]}), tmp_path / "t.parquet")

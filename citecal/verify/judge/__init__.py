@@ -2,7 +2,8 @@
 
 The pipeline routes claims with :func:`citecal.verify.route_claim`, builds
 :class:`JudgeRequest` values, and calls ``build_judge(config).judge(requests)``;
-``citecal eval --dry-run`` calls :func:`estimate_cost` instead.
+``citecal eval --dry-run`` calls :func:`estimate_cost` instead. ``citecal
+rejudge`` judges the records of an annotation table again (:func:`rejudge_frame`).
 """
 
 from citecal.verify.judge._batching import make_batches
@@ -37,6 +38,12 @@ from citecal.verify.judge._prompts import (
     load_prompt,
     render_messages,
 )
+from citecal.verify.judge._rejudge import (
+    apply_verdicts,
+    prompt_with_examples,
+    rejudge_frame,
+    rejudge_requests,
+)
 from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, JudgeUnavailable
 
 __all__ = [
@@ -54,6 +61,7 @@ __all__ = [
     "RetryPolicy",
     "VerdictCache",
     "VerdictStore",
+    "apply_verdicts",
     "available_prompts",
     "build_judge",
     "cache_key",
@@ -68,6 +76,9 @@ __all__ = [
     "make_batches",
     "parse_batch",
     "parse_single",
+    "prompt_with_examples",
+    "rejudge_frame",
+    "rejudge_requests",
     "render_messages",
     "resolve_endpoint",
     "response_format",
