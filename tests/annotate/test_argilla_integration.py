@@ -274,7 +274,7 @@ def test_pull_exports_every_submitted_answer_with_the_judge_verdict(env: Env) ->
     assert res.exit_code == 0, res.output
     assert table is not None
     assert res.output.strip() == (
-        f"wrote {len(env.expected)} annotations (2 annotators, 40 records, 35 columns) to "
+        f"wrote {len(env.expected)} annotations (2 annotators, 40 records, 42 columns) to "
         f"{env.tmp / 'ann.parquet'} as parquet; skipped 1 drafts, 1 discarded; "
         "0 records without a submitted answer"
     )
@@ -293,17 +293,26 @@ def test_pull_exports_every_submitted_answer_with_the_judge_verdict(env: Env) ->
         assert row["status"] == "submitted"
         assert row["report_id"] == rid
         assert (row["claim"], row["citation"]) == (c.claim, c.citation)
-        assert row["mode"] == c.mode and row["llm_verdict"] == c.verdict
-        assert row["llm_confidence"] == c.confidence
-        assert row["judge_model"] == c.model and row["prompt_version"] == c.prompt_version
-        score = support_score(c.verdict or "", c.confidence or "", c.score)
-        assert row["llm_score"] == (None if score is None else pytest.approx(score))
+        assert row["mode"] == c.mode
+        if c.method == "llm" and c.model is not None:  # the judge's verdict
+            assert row["llm_verdict"] == c.verdict and row["llm_confidence"] == c.confidence
+            assert row["judge_model"] == c.model and row["prompt_version"] == c.prompt_version
+            score = support_score(c.verdict or "", c.confidence or "", c.score)
+            assert row["llm_score"] == (None if score is None else pytest.approx(score))
+        else:  # a rule verdict (or none) never lands in the llm_* columns
+            assert row["llm_verdict"] is None and pd.isna(row["llm_score"])
+            assert row["judge_model"] is None
+            rule = c.verdict if c.method == "extractive" and c.verdict != "unverified" else None
+            assert row["extractive_verdict"] == rule
         assert row["file_path"] == c.file_path and row["language"] == c.language
         assert row["citation_id"] == c.id
-        assert "▶ " in row["cited_code"]
+        # the raw data push stored, not the Markdown annotators saw
+        assert row["cited_code"] == c.cited_code
+        assert (row["start_line"], row["end_line"]) == (c.start_line, c.end_line)
+        assert row["repository"] == str((EXAMPLE / "shopcart").resolve())
         submitted = datetime.fromisoformat(row["submitted_at"])
         assert submitted.tzinfo is not None and submitted >= env.started
-    assert all(v is not None for v in table["llm_verdict"])
+    assert table["llm_verdict"].notna().sum() == 3 * 2  # 3 judged citations, 2 annotators
     stored = pd.read_parquet(env.tmp / "ann.parquet")
     assert stored.dtypes["human_score"] == "int64" and stored.dtypes["llm_score"] == "float64"
 
