@@ -510,8 +510,8 @@ def test_a_rejected_batch_is_reported_and_the_others_still_land(env: Env) -> Non
     from dataclasses import replace
 
     from citecal.annotate import build_records, load_spec
-    from citecal.annotate._settings import to_settings
     from citecal.annotate._push import ensure_dataset, upsert_batches
+    from citecal.annotate._settings import to_settings
 
     spec = load_spec()
     records = list(build_records(env.result, spec).records[:12])

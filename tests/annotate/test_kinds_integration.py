@@ -20,8 +20,8 @@ import pytest
 from annotate_factories import ROOT, Stack
 from click.testing import CliRunner, Result
 
-from citecal.cli import cli
 from citecal.annotations import ANNOTATION_COLUMNS
+from citecal.cli import cli
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 

@@ -177,7 +177,11 @@ def test_rows_come_from_the_raw_record_data_not_the_markdown() -> None:
     assert (row["start_line"], row["end_line"]) == (2, 3)
     assert (row["context_before"], row["context_after"]) == ("def cart():", None)
     assert (row["repository"], row["commit"]) == ("https://example.org/shop.git", "0" * 40)
-    assert (row["llm_verdict"], row["llm_confidence"], row["llm_score"]) == ("supports", "high", 0.9)
+    assert (row["llm_verdict"], row["llm_confidence"], row["llm_score"]) == (
+        "supports",
+        "high",
+        0.9,
+    )
     assert (row["judge_model"], row["prompt_version"], row["judge_reasoning"]) == (
         "m",
         "v1:abc",

@@ -7,10 +7,9 @@ from typing import Any
 from annotate_factories import make_citation, make_eval
 
 from citecal.annotate import build_records, load_spec
-from citecal.annotate._sampling import select_citations
 from citecal.annotate._pull import annotation_rows
 from citecal.annotate._push import with_sampling
-from citecal.annotate._sampling import citation_group, sampling_weights
+from citecal.annotate._sampling import citation_group, sampling_weights, select_citations
 from citecal.models import CitationResult
 
 

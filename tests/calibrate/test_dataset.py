@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from citecal.annotations import ANNOTATION_COLUMNS
 from citecal.calibrate import calibrate, load_annotations
 from citecal.config import CalibrationConfig
-from citecal.annotations import ANNOTATION_COLUMNS
 
 DATASET = Path(__file__).resolve().parents[2] / "datasets" / "annotations" / "annotations.parquet"
 
