@@ -67,18 +67,20 @@ def test_non_numeric_llm_score_is_rejected_with_its_row(tmp_path: Path) -> None:
 
 def test_csv_cut_mid_row_is_rejected_with_the_line(tmp_path: Path) -> None:
     full = tmp_path / "full.csv"
-    pd.read_parquet(TABLE).to_csv(full, index=False)
+    table = pd.read_parquet(TABLE)
+    table.to_csv(full, index=False)
     data = full.read_bytes()
-    lines = data.count(b"\n")
     cut = tmp_path / "cut.csv"
-    # The last row's multi-line cited_code ends in '```",'; mode, judge_model, prompt_version,
-    # llm_verdict, llm_confidence, llm_score, annotator and human_score follow. Cut right
-    # after human_score: every required column is there, the rest of the row is not.
-    at = data.rindex(b'```",') + len(b'```"')
+    # The last row's multi-line cited_code (quoted, quotes doubled) is followed by mode,
+    # judge_model, prompt_version, llm_verdict, llm_confidence, llm_score, annotator and
+    # human_score. Cut right after human_score: every required column is there, the rest is not.
+    code = table["cited_code"].iloc[-1].replace('"', '""').encode() + b'",'
+    at = data.rindex(code) + len(code) - 1
     for _ in range(8):
         at = data.index(b",", at + 1)
     at = data.index(b",", at + 1)
     cut.write_bytes(data[:at])
+    lines = data[:at].count(b"\n") + 1  # the line the cut row ends on
     code, _, err = run("calibrate", str(cut))
     assert code == 2 and "Traceback" not in err
     assert err.startswith(f"Error: {cut}: line {lines}: the last row has ")
