@@ -207,10 +207,12 @@ def _inline(text: str) -> str:
 def code_html(text: str) -> str:
     """Cited code as HTML: code in ``<pre><code>``, never as raw Markdown.
 
-    Pulled tables hold the record's cited code as Argilla shows it (README
-    "2. Push an evaluation"): a heading line, then a fenced block; raw code from other
-    tools has no fence. Fenced blocks become ``<pre><code>`` with their language
-    as a class, the text around them escaped prose; text without a fence is all code.
+    Tables pulled since schema 2 and other tools' tables hold the raw cited
+    code (README "Annotation table"): all of it is code. Tables pulled from
+    records an older citecal pushed hold the Markdown annotators saw (a
+    heading line, then a fenced block); for display only, its fenced blocks
+    become ``<pre><code>`` with their language as a class and the text around
+    them escaped prose.
     """
     if not text.strip():
         return ""

@@ -14,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from citecal.calibrate import calibrate_frame, prepare, read_table, render_html
+from citecal.annotations import read_table
+from citecal.calibrate import calibrate_frame, prepare, render_html
 from citecal.calibrate._html import code_html, error_bars
 from citecal.config import CalibrationConfig
 
@@ -101,16 +102,16 @@ def one_report_page(bundled: pd.DataFrame) -> Page:
 
 
 def test_cited_code_is_a_code_block_not_markdown(bundled: pd.DataFrame, bundled_page: Page) -> None:
-    # the code inside each record's Markdown fence, as pulled from Argilla
-    fenced = {c.split("```")[1].split("\n", 1)[1].rstrip("\n") for c in bundled["cited_code"]}
+    # the raw cited lines, as pulled from Argilla (schema 2: README "Annotation table")
+    raw = set(bundled["cited_code"])
     t = _table_with(bundled_page, "Cited code")
     col = _header(t).index("Cited code")
     cells = [row[col] for row in t["rows"][1:]]  # type: ignore[index]
     assert cells
     for cell in cells:
-        assert "```" not in cell["text"]  # the fence is gone ...
+        assert "```" not in cell["text"]
         assert "pre" in cell["tags"] and "code" in cell["tags"]
-        assert "".join(cell["code"]) in fenced  # ... and exactly its code sits in <pre><code>
+        assert "".join(cell["code"]) in raw  # exactly the cited code sits in <pre><code>
     # the heading's `path` and the claim's `names` are inline code, not backticks
     claim = _header(t).index("Claim")
     assert not any("`" in row[claim]["text"] for row in t["rows"][1:])  # type: ignore[index]

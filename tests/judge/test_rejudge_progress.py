@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from citecal.calibrate._rejudge import judge_requests, rejudge_frame
 from citecal.commands._progress import progress_bar
 from citecal.config import load_config
 from citecal.testing import FakeOpenAIServer
+from citecal.verify.judge import rejudge_frame, rejudge_requests
 
 DATASET = Path(__file__).resolve().parents[2] / "datasets" / "annotations" / "annotations.parquet"
 
@@ -22,7 +22,7 @@ def test_rejudge_drives_the_progress_callback(
 ) -> None:
     table = pd.read_parquet(DATASET)
     table = table[table["report_id"].isin({"report-01", "report-02"})]
-    n = len(judge_requests(table))
+    n = len(rejudge_requests(table))
     seen: list[int] = []
     with FakeOpenAIServer() as srv:
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
