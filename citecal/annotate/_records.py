@@ -165,7 +165,8 @@ def _reasoning(citation: CitationResult, judge: JudgeVerdict | None) -> str:
             return judge.reasoning
         return _terms(citation) if citation.method == "extractive" else ""
     if citation.method == "extractive" and citation.verdict not in (None, "unverified"):
-        why = f"The rule check decided it ({citation.verdict}). {_terms(citation)}"
+        evidence = citation.reasoning or _terms(citation)
+        why = f"The rule check decided it ({citation.verdict}). {evidence}"
     else:
         why = citation.reasoning or "the judge was not asked."
     return f"{NO_JUDGE} {why}"
