@@ -3,7 +3,7 @@
 Pure functions over in-memory records: the pipeline hands over what each stage
 found and gets back the public :class:`~citecal.models.CitationResult` rows and
 the :class:`~citecal.models.Summary`. Keeping this separate from the pipeline
-makes the metric definitions (seed §3.2.6, §8.6) testable on hand-made rows.
+makes the metric definitions (README "JSON output") testable on hand-made rows.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Outcome:
 
 
 def rate(numerator: int, denominator: int) -> float | None:
-    """A ratio, or ``None`` when there is nothing to divide by (DESIGN.md)."""
+    """A ratio, or ``None`` when there is nothing to divide by (README "JSON output")."""
     return numerator / denominator if denominator else None
 
 
@@ -61,10 +61,10 @@ def _hint_action(
 def failure_of(
     outcome: Outcome, near_lines: int = 10
 ) -> tuple[FailureType | None, SuggestedAction | None]:
-    """Failure type and first correction to try (seed §15.2), or ``(None, None)``.
+    """Failure type and first correction to try (README "`citecal correct`"), or ``(None, None)``.
 
     Any structural error fails; so does any verdict short of a confident
-    "supports" (the seed's target is 100 % accuracy, §15.1). ``unverified``
+    "supports" (the target is 100 % accuracy, README "`citecal correct`"). ``unverified``
     is not a failure: nobody could decide, and the summary counts it apart.
     """
     validation, verdict = outcome.validation, outcome.verdict
@@ -148,7 +148,7 @@ def summarize(
     llm_tokens: int = 0,
     cost_usd: float = 0.0,
 ) -> Summary:
-    """Report metrics (seed §3.2.6; README "JSON output").
+    """Report metrics (README "JSON output").
 
     Only ``supports`` is support (:mod:`citecal.support`). Precision figures
     count decided citations only; ``decision_coverage`` says how many those are.

@@ -1,6 +1,6 @@
-"""Settings: defaults from the seed design, overridden by files, env and flags.
+"""Settings: built-in defaults (README "Configuration"), overridden by files, env and flags.
 
-Precedence, lowest first: built-in defaults (seed §9) → the user's config
+Precedence, lowest first: built-in defaults (README "Configuration") → the user's config
 file (``<user config dir>/citecal/config.toml``) → ``[tool.citecal]`` in the
 evaluated repository's ``pyproject.toml`` → ``citecal.toml`` in that
 repository → an explicit ``--config FILE`` → ``CITECAL_*`` environment
@@ -8,7 +8,7 @@ variables → command-line flags. Every section is a pydantic model so a typo
 in a config file is an error with the key's name, not a silently ignored
 setting.
 
-The evaluated repository is untrusted (DESIGN.md "Trust", README
+The evaluated repository is untrusted (README "Security", README
 "Security"): its two layers may only set the keys of
 :data:`REPO_ALLOWED_KEYS`. Everything else there is left out, and
 :func:`repo_config_layers` says which keys were applied and which ignored so
@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from citecal.errors import ConfigError
 
-# Indicator lists from seed §13.1, kept as data so users can extend them. They are
+# Indicator lists from README "Routing", kept as data so users can extend them. They are
 # matched case-insensitively; _SYMBOL (a code span, snake_case/dotted name, `name()`,
 # or a capitalised/camelCase word via the case-sensitive (?-i:...) group) keeps
 # "this module handles ..." or "returns the result" from counting as a named symbol.
@@ -63,7 +63,7 @@ class _Section(BaseModel):
 
 
 class ExtractConfig(_Section):
-    """Claim detection for coverage (seed §6)."""
+    """Claim detection for coverage (README "`citecal eval`")."""
 
     min_claim_words: int = Field(4, ge=1, description="Sentences shorter than this are not claims.")
     non_claim_patterns: list[str] = Field(default_factory=lambda: list(NON_CLAIM_PATTERNS))
@@ -85,7 +85,7 @@ class ValidationConfig(_Section):
 
 
 class ClassifyConfig(_Section):
-    """Claim classification (seed §3.2.3, §9.3, §13.1)."""
+    """Claim classification (README "Routing")."""
 
     extractive_indicators: list[str] = Field(default_factory=lambda: list(EXTRACTIVE_INDICATORS))
     abstractive_indicators: list[str] = Field(default_factory=lambda: list(ABSTRACTIVE_INDICATORS))
@@ -105,11 +105,11 @@ class ClassifyConfig(_Section):
 
 
 class ExtractiveConfig(_Section):
-    """Term matching thresholds (seed §4.3, §4.4)."""
+    """Term matching thresholds (README "Routing")."""
 
     supports_threshold: float = Field(0.8, ge=0, le=1, description="score >= this: supports.")
     partial_threshold: float = Field(
-        0.5, ge=0, le=1, description="score >= this: partial (seed §9.1 term threshold)."
+        0.5, ge=0, le=1, description="score >= this: partial (README 'Routing')."
     )
     fuzzy_max_distance: int = Field(2, ge=0, description="Levenshtein distance for near-matches.")
     fuzzy_min_length: int = Field(5, ge=1, description="Shorter identifiers match exactly.")
@@ -126,7 +126,7 @@ class PriceConfig(_Section):
 
 
 def _default_pricing() -> dict[str, PriceConfig]:
-    # seed §14.1 (OpenAI list prices, November 2024)
+    # README "The LLM judge" (OpenAI list prices, November 2024)
     return {
         "gpt-4o-mini": PriceConfig(input=0.15, output=0.60),
         "gpt-4o": PriceConfig(input=5.00, output=15.00),
@@ -134,7 +134,7 @@ def _default_pricing() -> dict[str, PriceConfig]:
 
 
 class JudgeConfig(_Section):
-    """LLM judge (seed §5, §9.2, §10.2, §14)."""
+    """LLM judge (README "The LLM judge")."""
 
     judge_model: str = "gpt-4o-mini"
     escalation_model: str | None = "gpt-4o"
@@ -206,7 +206,7 @@ class ArgillaConfig(_Section):
 
 
 class CalibrationConfig(_Section):
-    """Judge-human agreement (seed §7.3)."""
+    """Judge-human agreement (README "Calibration")."""
 
     spearman_threshold: float = Field(0.6, ge=-1, le=1)
     ceiling_margin: float = Field(0.05, ge=0, le=1)
@@ -215,7 +215,7 @@ class CalibrationConfig(_Section):
 
 
 class ExcerptConfig(_Section):
-    """Quoted excerpts with location specifiers (seed 002; README "Excerpt citations")."""
+    """Quoted excerpts with location specifiers (README "Excerpt citations")."""
 
     page_lines: int = Field(50, ge=1, description="Lines per page for p<N> locations.")
     match_threshold: float = Field(
@@ -260,7 +260,7 @@ class AnswerFields(_Section):
 
 
 class AnswersConfig(_Section):
-    """Structured answer citations and their gate (seed 003; README "citecal validate")."""
+    """Structured answer citations and their gate (README "`citecal validate`")."""
 
     fields: AnswerFields = Field(default_factory=AnswerFields)
     min_alignment_score: float = Field(0.3, ge=0, le=1, description="Lower: a quality warning.")
@@ -313,7 +313,7 @@ ENV_VARS: dict[str, tuple[str, str]] = {
 
 # What the evaluated repository's own config ([tool.citecal] in its pyproject.toml, or its
 # citecal.toml) may set: thresholds and word lists that tune verification, nothing else
-# (DESIGN.md "Trust", README "Security"). Not here, so only from the user's --config, user
+# (README "Security"). Not here, so only from the user's --config, user
 # config file, environment or flags: URLs, credentials and environment variable names
 # (judge.base_url, judge.api_key_env, argilla.*), file paths (judge.cache_path, judge.prompt),
 # regular expressions (classify.*_indicators, extract.non_claim_patterns: they run on the

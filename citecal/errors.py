@@ -34,7 +34,7 @@ class ServiceError(CitecalError):
 
 
 class JudgeError(ServiceError):
-    """The LLM judge failed in a way that must stop the run (seed §10.2)."""
+    """The LLM judge failed in a way that must stop the run (README "The LLM judge")."""
 
 
 class PrerequisiteError(CitecalError):

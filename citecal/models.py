@@ -30,13 +30,13 @@ Method = Literal["extractive", "llm"]
 Confidence = Literal["high", "medium", "low"]
 
 Mode = Literal["extractive", "abstractive", "unknown"]
-"""Claim classification (seed §3.2.3): which verifier a claim needs."""
+"""Claim classification (README "Routing"): which verifier a claim needs."""
 
 FailureType = Literal["invalid_file", "invalid_range", "not_supporting", "low_confidence"]
-"""Why a citation failed (seed §15.2)."""
+"""Why a citation failed (README "`citecal correct`")."""
 
 SuggestedAction = Literal["fix_reference", "rewrite_claim", "remove_citation", "expand_range"]
-"""What the correction loop should try first (seed §15.2)."""
+"""What the correction loop should try first (README "`citecal correct`")."""
 
 LineRangeAnswer = Literal["correct", "too_narrow", "too_broad"]
 
@@ -90,7 +90,7 @@ class ExtractedCitation:
     it ("" before the first heading), ``paragraph_index`` the 0-based index of
     that paragraph in the report, ``occurrence`` how many earlier citations had
     the same claim text and citation (this keeps ids stable and distinct).
-    ``excerpt`` is what the citation claims to quote (seed 002): the quoted
+    ``excerpt`` is what the citation claims to quote (README "Excerpt citations"): the quoted
     text before it (``excerpt_quoted``), or for ``[[item]]`` citations the text
     of the sentence before it; None when there is nothing to check.
     """
@@ -113,14 +113,14 @@ class ExtractedCitation:
 
 
 def citation_id(claim_text: str, citation: str, occurrence: int = 0) -> str:
-    """Hash of claim + citation + occurrence index (DESIGN.md)."""
+    """Hash of claim + citation + occurrence index (README "JSON output")."""
     h = hashlib.sha256(f"{claim_text}\x1f{citation}\x1f{occurrence}".encode())
     return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """A sentence of the report that asserts something about the code (seed §6)."""
+    """A sentence of the report that asserts something about the code (README "`citecal eval`")."""
 
     text: str
     section: str
@@ -153,7 +153,7 @@ class ValidationResult:
 
 @dataclass(frozen=True, slots=True)
 class Classification:
-    """Which verifier a claim needs, and why (seed §8.4)."""
+    """Which verifier a claim needs, and why (README "Routing")."""
 
     mode: Mode
     confidence: float
@@ -169,7 +169,7 @@ class Verdict:
 
     ``score`` is the probability that the code supports the claim, in [0, 1]:
     the term-coverage score for extractive checks, the judge's stated
-    probability (or the verdict/confidence mapping of DESIGN.md) for the LLM.
+    probability (or the verdict/confidence mapping of README "Calibration") for the LLM.
     ``hint`` carries evidence for the correction loop, e.g. where a missing
     name was found elsewhere in the file. ``escalated_from`` keeps the first
     judge's answer when a low-confidence verdict was asked again of the
@@ -196,7 +196,7 @@ class Verdict:
     (``classify.use_llm_classification``)."""
 
 
-# Judge support score when a judge only gives a verdict and a confidence (DESIGN.md).
+# Judge support score when a judge only gives a verdict and a confidence (README "Calibration").
 VERDICT_CONFIDENCE_SCORE: dict[tuple[str, str], float] = {
     ("supports", "high"): 1.0,
     ("supports", "medium"): 0.83,
@@ -225,7 +225,7 @@ class _Model(BaseModel):
 
 
 class Summary(_Model):
-    """Report-level metrics (seed §3.2.6, §8.6). Rates are null when their denominator is 0."""
+    """Report-level metrics (README "JSON output"). Rates are null when their denominator is 0."""
 
     total_citations: int = Field(description="Citations found in the report.")
     valid_citations: int = Field(description="Citations that passed structural validation.")
@@ -248,20 +248,20 @@ class Summary(_Model):
     decided_precision: float | None = Field(
         None, description="Supports / decided citations (an invalid citation does not support)."
     )
-    total_claims: int = Field(description="Claim sentences in the report (seed §6).")
+    total_claims: int = Field(description="Claim sentences in the report (README 'JSON output').")
     cited_claims: int = Field(description="Claims carrying at least one citation.")
     coverage: float | None = Field(description="cited_claims / total_claims.")
     llm_calls: int = Field(0, description="Judge API requests made (cache hits excluded).")
     llm_tokens: int = Field(0, description="Prompt + completion tokens reported by the API.")
     cost_usd: float = Field(0.0, description="Judge cost from the pricing table.")
-    excerpt_checked: int = Field(0, description="Citations with an excerpt check (seed 002).")
+    excerpt_checked: int = Field(0, description="Citations with an excerpt check (README).")
     excerpt_verified: int = Field(0, description="Of those, status verified.")
     excerpt_unverified: int = Field(0, description="Of those, status unverified.")
     excerpt_failed: int = Field(0, description="Of those, status failed (no item / location).")
 
 
 GateStatus = Literal["PASS", "WARN", "FAIL"]
-"""Quality gate outcome (seed 003): P2 PASS, P1 WARN, P0 FAIL."""
+"""Quality gate outcome (README "`citecal validate`"): P2 PASS, P1 WARN, P0 FAIL."""
 
 
 class Gate(_Model):
@@ -282,7 +282,7 @@ class EscalationRecord(_Model):
 
 
 ExcerptStatus = Literal["verified", "unverified", "failed"]
-"""Seed 002's verification status of an excerpt citation."""
+"""README "Excerpt citations"'s verification status of an excerpt citation."""
 
 
 class ExcerptMatch(_Model):
@@ -320,7 +320,7 @@ class CitationResult(_Model):
     suggested_action: SuggestedAction | None
     model: str | None = Field(description="Judge model, for LLM verdicts.")
     prompt_version: str | None = Field(description="Judge prompt name + content hash.")
-    # Additions beyond DESIGN.md's minimum (additive, documented in README).
+    # Additions beyond the documented minimum (additive, documented in README).
     language: str | None = Field(None, description="Language of the cited file.")
     context: str = Field("", description="The paragraph around the citation.")
     cited_code: str | None = Field(None, description="Text of the cited lines when valid.")
@@ -328,14 +328,16 @@ class CitationResult(_Model):
     tokens: int = Field(0, description="Judge tokens spent on this citation.")
     cost_usd: float = Field(0.0, description="Judge cost of this citation.")
     escalated_from: EscalationRecord | None = Field(None, description="First judge answer.")
-    # Excerpt citations (seed 002, README "Excerpt citations"); null for plain line citations.
+    # Excerpt citations (README "Excerpt citations"); null for plain line citations.
     item: str | None = Field(None, description="Item id as written in [[...]].")
     location: str | None = Field(None, description="Location specifier as written (p12, ...).")
     located: str | None = Field(None, description="What the location resolved to.")
     excerpt: str | None = Field(None, description="The text the citation claims to quote.")
     excerpt_quoted: bool | None = Field(None, description="The excerpt was in quotation marks.")
     excerpt_status: ExcerptStatus | None = Field(None, description="verified/unverified/failed.")
-    excerpt_confidence: Confidence | None = Field(None, description="high/medium/low (seed 002).")
+    excerpt_confidence: Confidence | None = Field(
+        None, description="high/medium/low (README 'Excerpt citations')."
+    )
     excerpt_verified: bool | None = Field(None, description="The excerpt appears at the location.")
     excerpt_score: float | None = Field(None, description="Share of its words found (1 = exact).")
     excerpt_match: ExcerptMatch | None = Field(None, description="Best-matching span of the item.")
@@ -365,12 +367,12 @@ class EvalResult(_Model):
 
     @property
     def needs_correction(self) -> bool:
-        """True if any citation failed (seed §8.6)."""
+        """True if any citation failed (README "JSON output")."""
         return bool(self.failed_citations)
 
     @property
     def is_perfect(self) -> bool:
-        """All citations valid, decided and supporting, none failed (seed §8.6).
+        """All citations valid, decided and supporting, none failed (README "JSON output").
 
         A report with unverified citations is not perfect (nobody checked them),
         and neither is a report with no citations at all.
@@ -418,8 +420,8 @@ class JudgeVerdict(_Model):
     confidence: Confidence | None = Field(None, description="The judge's stated confidence.")
     score: float | None = Field(
         None,
-        description="Support probability in [0, 1]: the judge's own, else the DESIGN.md "
-        "mapping of verdict and confidence (README 'Annotation table').",
+        description="Support probability in [0, 1]: the judge's own, else the mapping of "
+        "verdict and confidence (README 'Calibration').",
     )
     model: str | None = Field(None, description="Judge model (or the scorer's name).")
     prompt_version: str | None = Field(None, description="Judge prompt name + content hash.")

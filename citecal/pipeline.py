@@ -5,7 +5,7 @@ The stages themselves are pure functions in :mod:`citecal.extract`,
 them, caches per-file work (each file is read and parsed once per run) and
 hands the judge the claims routing gives it (:func:`citecal.verify.route_claim`;
 README "Routing"). The judge is optional: without one, those claims are
-``unverified`` and the result says why (graceful degradation, seed §10.3).
+``unverified`` and the result says why (graceful degradation, README "The LLM judge").
 """
 
 from __future__ import annotations
@@ -378,7 +378,7 @@ def evaluate_report(
     Args:
         report_text: the Markdown report.
         store: where cited files are read (directory or git revision).
-        config: settings; defaults from the seed design when omitted.
+        config: settings; the defaults (README "Configuration") when omitted.
         judge: the LLM judge for abstractive claims; ``None`` degrades gracefully.
         no_judge_reason: why there is no judge (shown as a warning when claims
             needed one), e.g. ``"--no-llm"`` or "OPENAI_API_KEY is not set".

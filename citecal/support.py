@@ -1,9 +1,9 @@
-"""The one meaning of "supports" for every yes/no figure (DESIGN.md, "The meaning of partial").
+"""The one meaning of "supports" for every yes/no figure (README "One meaning of `partial`").
 
 A citation supports its claim only when its verdict is ``supports``; ``partial``
 is not support (its ``score`` carries the nuance for rank statistics), and
 ``not_supports`` / ``unverified`` are not either. For people, a 0–3 score of 2
-or more is support (seed §7.3). Eval's precision, calibrate's agreement,
+or more is support (README "Calibration"). Eval's precision, calibrate's agreement,
 kappa, confusion and precision/recall, and the ground-truth benchmark all use
 these definitions, so a verdict can never count as support in one report and
 not in another.

@@ -49,7 +49,7 @@ ANNOTATION_COLUMNS: tuple[str, ...] = (
     "notes",
     "submitted_at",
 )
-"""The core columns (DESIGN.md "Annotation table"), in order: what ``calibrate`` can use
+"""The core columns (README "Annotation table"), in order: what ``calibrate`` can use
 from any tool's table."""
 
 EXTRA_COLUMNS: tuple[str, ...] = (

@@ -1,4 +1,6 @@
-"""Structured answer citations (seed 003): three-level validation, quality scores, gates.
+"""Structured answer citations: three-level validation, quality scores, gates.
+
+README "`citecal validate`" describes the checks and the gate.
 
 ``citecal validate`` reads question-answer items whose citations carry
 ``source``, ``relevance``, ``quote``, ``evidence_idx``, ``alignment_score`` and

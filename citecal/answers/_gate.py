@@ -1,4 +1,4 @@
-"""Quality gates (seed 003 "Quality Gates"): P0 FAIL, P1 WARN, P2 PASS, with every reason.
+"""Quality gates (README "`citecal validate`"): P0 FAIL, P1 WARN, P2 PASS, with every reason.
 
 A gate is what CI looks at: ``citecal validate`` and ``citecal eval --gate``
 exit 1 on FAIL (and on WARN with ``--fail-on warn``). Each rule that fires adds

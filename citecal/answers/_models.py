@@ -24,7 +24,7 @@ class _Model(BaseModel):
 
 
 class CitationCheck(_Model):
-    """One citation of one answer, checked at the three levels (seed 003)."""
+    """One citation of one answer, checked at the three levels (README "`citecal validate`")."""
 
     index: int = Field(description="0-based position in the item's citation list.")
     valid: bool = Field(description="No errors (structure and semantics).")
@@ -57,7 +57,7 @@ class CitationCheck(_Model):
 
 
 class AnswerMetrics(_Model):
-    """Aggregates of one item or of a whole batch (seed 003 "Aggregate Metrics").
+    """Aggregates of one item or of a whole batch (README "`citecal validate`").
 
     Shares are null when their denominator is 0.
     """

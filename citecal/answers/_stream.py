@@ -179,7 +179,7 @@ class BatchTotals:
             self.quality_sum += c.quality_score
 
     def aggregate(self) -> AnswerMetrics:
-        """The batch's metrics (seed 003 "Aggregate Metrics")."""
+        """The batch's metrics (README "`citecal validate`")."""
         n = self.citations
 
         def share(k: int) -> float | None:

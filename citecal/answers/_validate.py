@@ -1,4 +1,4 @@
-"""Checking one question-answer item's citations at the three levels of seed 003.
+"""Checking one question-answer item's citations at the three levels of README "`citecal validate`".
 
 1. **Structure**: the required fields (``source``, ``relevance``, ``quote``)
    are present, of the right type and in range; each missing *enhanced* field
@@ -247,7 +247,7 @@ def _share(count: int, total: int) -> float | None:
 
 
 def item_metrics(answer: str, checks: Sequence[CitationCheck]) -> AnswerMetrics:
-    """The seed's aggregate metrics over one item's citations."""
+    """The aggregate metrics over one item's citations (README "`citecal validate`")."""
     n = len(checks)
     valid = sum(c.valid for c in checks)
     aligned = [c.alignment_score for c in checks if c.alignment_score is not None]

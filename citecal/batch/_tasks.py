@@ -55,7 +55,7 @@ class JobSettings:
     config file, ``above`` the ``--config`` file and the driver's
     ``CITECAL_*``/``OPENAI_*`` environment. The worker puts each repository's
     own layers in between, as ``citecal eval`` does, and never reads its own
-    host's environment or user config (DESIGN.md "Trust"; a remote worker's
+    host's environment or user config (README "Security"; a remote worker's
     environment is not the user's).
     """
 

@@ -1,7 +1,7 @@
 """Judge-human calibration: agreement, kappas, ρ, reliability, disagreements, comparisons.
 
-Reads the annotation table written by ``citecal pull`` (DESIGN.md) and
-computes every figure of DESIGN.md "Calibration definitions" with bootstrap
+Reads the annotation table written by ``citecal pull`` (README "Annotation table") and
+computes every figure of README "Calibration" with bootstrap
 confidence intervals, the human ceiling, disagreement categories and a paired
 comparison of two judges; and the bias-corrected precision estimate of
 ``citecal estimate`` (PPI++, README "Estimates").

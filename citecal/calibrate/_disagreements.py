@@ -1,4 +1,6 @@
-"""Disagreements between the judge and annotators, grouped for prompt authors (seed §7.4).
+"""Disagreements between the judge and annotators, grouped for prompt authors.
+
+README "Calibration" lists the categories.
 
 Every false positive (judge supports, human ≤ 1) and false negative (judge
 does not, human ≥ 2) is listed with its claim, code, reasoning and notes, and

@@ -1,7 +1,7 @@
 """Judge-versus-human figures for one slice of the prepared annotation table.
 
-The unit of analysis is the (record, annotator) pair (DESIGN.md
-"Calibration definitions"); only ``consensus_agreement_rate`` is per record.
+The unit of analysis is the (record, annotator) pair (README
+"Calibration"); only ``consensus_agreement_rate`` is per record.
 Point estimates come from scipy and scikit-learn; confidence intervals from
 the vectorised cluster bootstrap in :mod:`._bootstrap`. A figure that is
 undefined on the data (one class, constant scores, too few pairs) is ``None``
@@ -322,7 +322,7 @@ def metric_columns(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def compute_metrics(df: pd.DataFrame, config: CalibrationConfig | None = None) -> Metrics:
-    """Every figure of DESIGN.md's METRICS for one slice of a prepared table.
+    """Every figure of README "Calibration"'s METRICS for one slice of a prepared table.
 
     Args:
         df: rows from :func:`citecal.calibrate.prepare` (one per record × annotator).

@@ -1,8 +1,8 @@
-"""What ``citecal calibrate --format json`` writes (DESIGN.md, schema_version 1).
+"""What ``citecal calibrate --format json`` writes (README "Calibration", schema_version 1).
 
 Every figure that cannot be computed is ``None`` and the ``notes`` of the same
 METRICS block say why, so a reader never has to guess whether ``null`` means
-"zero" or "undefined". Fields beyond DESIGN.md's minimum are additive.
+"zero" or "undefined". Fields beyond the documented minimum are additive.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ DisagreementCategory = Literal[
     "claim_overstates_code",
     "judge_overlooked_evidence",
 ]
-"""What a prompt author should look at for one disagreement (seed §7.4)."""
+"""What a prompt author should look at for one disagreement (README "Calibration")."""
 
 CATEGORY_HELP: dict[str, str] = {
     "wrong_file_or_symbol": "annotator notes say the citation points at the wrong file or symbol",
@@ -72,7 +72,9 @@ class Metrics(_Model):
     n_annotators: int = Field(description="Distinct annotators.")
     n_pairs: int = Field(0, description="Rows with a binary judge verdict (the pairwise unit).")
     n_reports: int = Field(0, description="Distinct reports (bootstrap clusters).")
-    agreement_rate: float | None = Field(description="Seed §7.3 over (record, annotator) pairs.")
+    agreement_rate: float | None = Field(
+        description="Judge-human agreement over (record, annotator) pairs (README 'Calibration')."
+    )
     consensus_agreement_rate: float | None = Field(
         description="Agreement with the median human score per record."
     )
@@ -125,7 +127,7 @@ class Metrics(_Model):
         description="Expected calibration error: Σ (n_bin/n)·|mean score − share supported| "
         "over the reliability bins.",
     )
-    calibrated: bool | None = Field(description="spearman_rho > threshold (seed §7.3).")
+    calibrated: bool | None = Field(description="spearman_rho > threshold (README 'Calibration').")
     notes: list[str] = Field(default_factory=list, description="Why a figure is null, etc.")
 
 

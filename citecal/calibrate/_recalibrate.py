@@ -197,7 +197,7 @@ def apply_to_eval(result: EvalResult, mapping: RecalibrationMap, name: str) -> E
     """``result`` with every decided citation's score recalibrated (``raw_score`` keeps the old).
 
     The input score is the judge's support score (its own ``score``, else the
-    DESIGN.md verdict/confidence mapping), the same number the map was fitted
+    README "Calibration" verdict/confidence mapping), the same number the map was fitted
     on; verdicts are unchanged, so precision figures are too.
     """
 

@@ -37,7 +37,7 @@ GROUP_COLUMNS: dict[str, str] = {
 """``--by`` names and the table column each one groups on."""
 
 DEFAULT_BY: tuple[str, ...] = ("mode", "model", "prompt_version")
-"""Breakdowns DESIGN.md asks for when the user names none."""
+"""Breakdowns made when the user names none (README "Calibration")."""
 
 
 def default_by(df: pd.DataFrame) -> tuple[str, ...]:

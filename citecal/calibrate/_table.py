@@ -150,7 +150,7 @@ def judge_support(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The judge's support score and binary verdict: one rule for every table.
 
-    Score: the judge's own ``score`` when given, else the DESIGN.md mapping of
+    Score: the judge's own ``score`` when given, else the README "Calibration" mapping of
     verdict and confidence. Binary: 1.0 for ``supports``, 0.0 for ``partial`` /
     ``not_supports`` (:mod:`citecal.support`), NaN for ``unverified`` or no
     answer; a score without a verdict counts by whether it is ≥ 0.5. Used by
@@ -185,13 +185,13 @@ def judge_support(
 def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     """Validate the table and add the derived columns the statistics use.
 
-    Derived columns: ``judge_score`` (support probability, DESIGN.md mapping
+    Derived columns: ``judge_score`` (support probability, README "Calibration" mapping
     when the judge gave no score), ``judge_pos`` (1.0 supports, 0.0 partial
     or not_supports, NaN unverified or no answer: the one rule of
     :mod:`citecal.support`), ``judge_ord`` (the support
     score on the human 0–3 scale: ``min(3, floor(4·score))``, so the 0.5
     threshold of the binary verdict coincides with the human ``≥ 2``),
-    ``human_pos`` (human score ≥ 2, DESIGN.md), ``language``, and integer
+    ``human_pos`` (human score ≥ 2, README "Calibration"), ``language``, and integer
     codes of the ids (:data:`CODE_COLUMNS`, see :func:`id_codes`).
 
     Raises:

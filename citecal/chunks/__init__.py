@@ -1,4 +1,4 @@
-"""Sentence and definition chunks with provenance (seed 004): ``citecal chunks``.
+"""Sentence and definition chunks with provenance (README "`citecal chunks`"): ``citecal chunks``.
 
 A chunk is a sentence of prose or a definition of code, with an id that a
 report can cite (``[doc.md:S:3]``, ``[src/a.py:10-25]``), its position and its

@@ -1,8 +1,8 @@
-"""Scoring citations against a ground-truth test case (seed 004 "Evaluation Framework").
+"""Scoring citations against a ground-truth test case (README "`citecal chunks`").
 
 A test case lists the evidence an answer should cite: a chunk id, or a key
 phrase that must be in a cited chunk. Precision is the share of the answer's
-citations that point at existing chunks (seed 004 property 4: valid / total);
+citations that point at existing chunks (README "`citecal chunks`": valid / total);
 recall the share of the expected evidence that some valid citation covers
 (property 5: cited key evidence / total key evidence). Pure functions: the
 chunks come from :func:`citecal.chunks.chunk_text`.

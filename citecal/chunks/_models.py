@@ -22,7 +22,7 @@ class _Model(BaseModel):
 
 
 class Chunk(_Model):
-    """One sentence or definition of a source, with its provenance (seed 004).
+    """One sentence or definition of a source, with its provenance (README "`citecal chunks`").
 
     ``text`` is the exact slice of the source, trailing whitespace included,
     so joining a source's chunks in order gives the source back unchanged;

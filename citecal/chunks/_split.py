@@ -1,4 +1,6 @@
-"""Cutting sources into chunks with provenance: sentences of prose, definitions of code (seed 004).
+"""Cutting sources into chunks with provenance: sentences of prose, definitions of code.
+
+README "`citecal chunks`" describes the chunk ids.
 
 Prose (Markdown, plain text) is cut with citecal's own sentence rules
 (:func:`citecal.extract.sentence_blocks`, the ones claims are read with), so a

@@ -1,4 +1,4 @@
-"""``citecal chunks``: sentences and definitions with provenance ids (seed 004)."""
+"""``citecal chunks``: sentences and definitions with provenance ids (README "`citecal chunks`")."""
 
 from __future__ import annotations
 

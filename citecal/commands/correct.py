@@ -1,4 +1,4 @@
-"""``citecal correct``: repair the failed citations of a report (seed §15)."""
+"""``citecal correct``: repair the failed citations of a report (README "`citecal correct`")."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def run_correct(
     type=int,
     default=3,
     show_default=True,
-    help="Correction rounds at most (seed §15.6).",
+    help="Correction rounds at most (README '`citecal correct`').",
 )
 @click.option("--no-llm", is_flag=True, help="No LLM: relocate, expand/shrink and remove only.")
 @click.option("--dry-run", is_flag=True, help="Show the corrections and the diff; write nothing.")

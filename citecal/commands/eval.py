@@ -148,7 +148,7 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     "--correct",
     "correct",
     is_flag=True,
-    help="Repair the failed citations as `citecal correct` does (seed §15.7 --eval --correct).",
+    help="Repair the failed citations as `citecal correct` does (README: `citecal correct`).",
 )
 @click.option(
     "--corrections",

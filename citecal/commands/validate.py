@@ -1,4 +1,4 @@
-"""``citecal validate``: check structured answer citations (seed 003) and gate on them."""
+"""``citecal validate``: check structured answer citations and gate on them (README)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The correction loop (seed §15): repair failed citations, and move citations across revisions.
+"""The correction loop: repair failed citations, and move citations across revisions.
+
+README "`citecal correct`" and "`citecal rebase`" describe both.
 
 ``correct_report`` runs the loop (README "`citecal correct`"): relocate,
 expand / shrink, rewrite and remove, each proposal checked by the same

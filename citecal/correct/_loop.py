@@ -1,9 +1,11 @@
-"""The correction loop (seed §15): evaluate, repair the failed citations, evaluate again.
+"""The correction loop: evaluate, repair the failed citations, evaluate again.
+
+README "`citecal correct`" describes the strategies.
 
 Each round evaluates the current report exactly as ``citecal eval`` does
 (:func:`citecal.pipeline.evaluate_report`) and gives every failed line
 citation its next strategy. The strategies form a ladder per suggested
-action (seed §15.2, §15.4):
+action (README "`citecal correct`"):
 
 ========================  ==============================================
 ``fix_reference``,        locate (relocate / expand / shrink), rewrite,
@@ -157,12 +159,12 @@ def correct_report(
     Args:
         report_text: the report as read (a BOM already removed).
         store: the repository the report cites.
-        config: settings (defaults from the seed design).
+        config: settings (defaults: README "Configuration").
         judge: the LLM judge; None evaluates and checks candidates by rules only.
         no_judge_reason: why there is no judge (``--no-llm``), for eval's warnings.
         rewriter: rewrites claims (strategy ``rewrite``); None leaves it out.
         index: a prebuilt repository index (built on first need otherwise).
-        max_iterations: correction rounds at most (seed §15.6).
+        max_iterations: correction rounds at most (README "`citecal correct`").
         report_name: the report's name in the outputs.
         log: called with one line per round (progress on a terminal).
         semantic: re-order verified candidates with the offline embedding model

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from citecal.models import Citation, Summary
 
 Strategy = Literal["relocate", "expand", "shrink", "rewrite", "remove"]
-"""How a failed citation was repaired (seed §15.4)."""
+"""How a failed citation was repaired (README "`citecal correct`")."""
 
 STRATEGIES: tuple[Strategy, ...] = ("relocate", "expand", "shrink", "rewrite", "remove")
 

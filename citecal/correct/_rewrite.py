@@ -1,4 +1,4 @@
-"""Rewrite a claim to what its cited code shows (strategy ``rewrite``, seed §15.4.2 option B).
+"""Rewrite a claim to what its cited code shows (strategy ``rewrite``, README "`citecal correct`").
 
 The rewrite is asked of the same OpenAI-compatible endpoint and model as the
 judge, with the prompt ``prompts/rewrite_v1.md`` shipped in the package. A

@@ -1,4 +1,4 @@
-"""Stage 1: find citations and claims in a markdown report (seed §3.2.1, §6).
+"""Stage 1: find citations and claims in a markdown report (README "`citecal eval`").
 
 ``extract_citations`` gives every ``[path:lines]`` citation with the claim it
 backs; ``find_claims`` and ``coverage`` measure how much of the report is

@@ -1,6 +1,6 @@
 """Citation syntax: which ``[...]`` brackets are citations, and what they cite.
 
-Accepted forms (seed §2.1 plus what LLM writers actually produce)::
+Accepted forms (README "`citecal eval`" plus what LLM writers actually produce)::
 
     [src/auth.py:10-25]        range
     [src/auth.py:42]           single line (start == end)
@@ -9,7 +9,7 @@ Accepted forms (seed §2.1 plus what LLM writers actually produce)::
     [a.py:L10-L25] [a.py:L10]  GitHub-style "L" line prefixes
     [./a.py:3]                 a leading "./" is dropped
 
-Location specifiers (seed 002, README "Excerpt citations")::
+Location specifiers (README "Excerpt citations")::
 
     [[ctx-001]]                an item of the context directory, whole
     [[ctx-001:L42]] [[ctx-001:L42-67]]   lines of an item

@@ -311,7 +311,7 @@ _QUOTE = re.compile(r'"([^"\r\n]+)"|“([^”\r\n]+)”|«([^»\r\n]+)»')
 def _excerpts(
     unit: Unit, start: int, block: Block, norm: _Normaliser, scan: str
 ) -> list[tuple[str | None, bool]]:
-    """What each citation of a sentence claims to quote (seed 002 "Excerpt Extraction").
+    """What each citation of a sentence claims to quote (README "Excerpt citations").
 
     The text between the previous citation (or the sentence start) and this
     one: its last quoted passage (``"..."``, ``“...”``, ``«...»``; never inside
@@ -430,7 +430,7 @@ def count_words(text: str) -> int:
 
 
 def find_claims(text: str, config: ExtractConfig) -> list[Claim]:
-    """Claim sentences of a report for coverage (seed §6).
+    """Claim sentences of a report for coverage (README "`citecal eval`").
 
     A claim is a sentence of a paragraph, list item or table body row (not a
     heading, code, HTML block or table header) with at least

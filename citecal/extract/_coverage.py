@@ -1,4 +1,4 @@
-"""Coverage (seed §6.3): the share of claim sentences that carry a citation."""
+"""Coverage (README "`citecal eval`"): the share of claim sentences that carry a citation."""
 
 from __future__ import annotations
 

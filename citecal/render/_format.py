@@ -40,7 +40,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, str | None], ...] = (
 
 
 def excerpt_note(r: CitationResult) -> str:
-    """One line on an excerpt citation's check (seed 002), or "" for other citations."""
+    """One line on an excerpt citation's check (README "Excerpt citations"), or "" for others."""
     if r.excerpt_status is None:
         return ""
     words = {

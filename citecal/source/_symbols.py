@@ -1,4 +1,4 @@
-"""Per-file symbol index: definitions, string literals and comments (seed §4.1).
+"""Per-file symbol index: definitions, string literals and comments (README "Routing").
 
 Extractive verification asks, for every citation, "which names are defined
 in lines 10-25, and which words appear there?". A file is parsed once with

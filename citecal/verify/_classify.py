@@ -1,6 +1,6 @@
-"""Claim classification (seed §3.2.3, §13.1): which verifier a claim needs.
+"""Claim classification (README "Routing"): which verifier a claim needs.
 
-The decision tree is the seed's, with the indicator regexes taken from
+The decision tree's indicator regexes are taken from
 :class:`~citecal.config.ClassifyConfig` so users can extend them:
 
 1. any extractive indicator (code span, "function X", "defined in", ...)
@@ -8,13 +8,13 @@ The decision tree is the seed's, with the indicator regexes taken from
 2. else any abstractive indicator ("handles", "implements", "architecture")
    → ``abstractive``;
 3. else ``unknown`` (the pipeline gives these the conservative extractive
-   check, seed §9.3 ``default_unknown_handling``).
+   check, README "Routing" ``default_unknown_handling``).
 
 The confidence says how clear the signal is, not whether the claim is true:
 one extractive indicator alone gives 0.8, each further distinct indicator
 adds 0.1 (capped at 0.95); abstractive-only claims start at 0.7 (behaviour
 words are weaker evidence than code names). When both kinds match, the
-extractive mode still wins (seed order: a named symbol can be checked
+extractive mode still wins (a named symbol can be checked
 cheaply), but the confidence drops to ``0.5 + 0.4 * e / (e + a)`` for ``e``
 extractive and ``a`` abstractive indicators, i.e. 0.7 for one of each.
 Unknown claims have confidence 0.0: no indicator matched.

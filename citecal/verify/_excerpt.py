@@ -1,4 +1,6 @@
-"""Excerpt verification (seed 002): does the quoted text appear where the citation points?
+"""Excerpt verification: does the quoted text appear where the citation points?
+
+README "Excerpt citations" describes the statuses.
 
 Three levels: the item exists, the location exists (both in
 :mod:`._locations`), the excerpt appears there. An excerpt is what the report
@@ -16,7 +18,7 @@ Beyond the seed, the best-matching span of the whole item (rapidfuzz's
 partial-ratio alignment) is reported with its line numbers, so a reader sees
 where the excerpt nearly is, even when the citation points elsewhere.
 
-Status and confidence follow the seed's degradation: ``verified``/high when
+Status and confidence degrade step by step (README "Excerpt citations"): ``verified``/high when
 the excerpt appears; ``unverified``/medium when there is no excerpt to check;
 ``unverified``/low when there is one and it does not appear; ``failed``/low
 when the item or the location does not exist.

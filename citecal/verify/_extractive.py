@@ -1,4 +1,4 @@
-"""Extractive verification (seed §3.2.4, §4.2–4.4): does the cited code contain the claim's terms?
+"""Extractive verification (README "Routing"): does the cited code contain the claim's terms?
 
 Each term of the claim (:func:`~citecal.verify.extract_terms`) is looked for
 in the cited lines, using the file's :class:`~citecal.source.SymbolIndex`:
@@ -21,7 +21,7 @@ in the cited lines, using the file's :class:`~citecal.source.SymbolIndex`:
   "expiry" ~ ``expires``: stems equal, or one a prefix of the other
   differing by at most two letters with the shorter at least four long).
 
-Scoring (seed §4.4, weighted): code spans weigh 3, identifiers and quoted
+Scoring (README "Routing", weighted): code spans weigh 3, identifiers and quoted
 strings 2, words 1; ``score = matched weight / total weight``;
 ``score >= supports_threshold`` → supports, ``>= partial_threshold`` →
 partial, else not_supports. Names are the strong evidence the issue asks
@@ -632,7 +632,7 @@ def _describe(results: list[TermResult]) -> str:
 
 
 def coverage_verdict(verdict: Verdict, config: ExtractiveConfig) -> Verdict:
-    """The seed's term-coverage verdict (§4.4) for a claim rules left undecided.
+    """The term-coverage verdict (README "Routing") for a claim rules left undecided.
 
     Only used when ``classify.default_unknown_handling = "extractive"`` keeps
     unknown claims away from the judge: the score thresholds decide, with

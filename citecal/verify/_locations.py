@@ -1,4 +1,4 @@
-"""Resolving location specifiers to lines of a file (seed 002 levels 1 and 2).
+"""Resolving location specifiers to lines of a file (README "Excerpt citations").
 
 Level 1, the item: ``[[ctx-001]]`` names a file of the context directory by
 path, by file name without extension (``ctx-001.md``) or by file name; an id

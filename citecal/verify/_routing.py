@@ -1,16 +1,16 @@
-"""Who decides a claim: the rules or the judge (README "Routing"; DESIGN.md "Routing").
+"""Who decides a claim: the rules or the judge (README "Routing").
 
 This is the one place routing is decided. Rules decide only what they can
 prove (:func:`citecal.verify.verify_extractive`): a verdict of ``supports`` or
 ``not_supports`` from the rules stands, whatever the claim's classification.
 Everything else goes to the judge, with the rule evidence attached, except
 where the user's configuration says otherwise for *unknown* claims (no
-extractive or abstractive indicator, seed §3.2.3, §9.3):
+extractive or abstractive indicator, README "Routing"):
 
 ``classify.default_unknown_handling``
     ``"judge"`` (default): unknown claims go to the judge like any other;
     ``"abstractive"``: they are reported as abstractive and go to the judge;
-    ``"extractive"``: they are never sent to the judge; the seed's term-coverage
+    ``"extractive"``: they are never sent to the judge; the term-coverage
     thresholds decide them (``coverage``), with medium confidence.
 ``classify.use_llm_classification``
     Unknown claims that go to the judge are also classified by it, in the

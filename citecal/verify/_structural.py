@@ -1,4 +1,4 @@
-"""Stage 2: structural validation of one citation (seed §3.2.2, §10.1).
+"""Stage 2: structural validation of one citation (README "`citecal eval`").
 
 Deterministic checks, in this order, each with a message a report author can
 act on:

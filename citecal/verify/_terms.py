@@ -1,4 +1,4 @@
-"""Checkable terms of a claim (seed §4.1): what extractive verification looks for.
+"""Checkable terms of a claim (README "Routing"): what extractive verification looks for.
 
 A claim such as "The `validate_token` function checks the expiry timestamp"
 yields ``validate_token`` (a code span that must be a *function definition*),

@@ -1,4 +1,4 @@
-"""LLM judge for abstractive claims (seed §3.2.5, §5, §10.2-10.3, §14).
+"""LLM judge for abstractive claims (README "The LLM judge").
 
 The pipeline routes claims with :func:`citecal.verify.route_claim`, builds
 :class:`JudgeRequest` values, and calls ``build_judge(config).judge(requests)``;

@@ -1,4 +1,4 @@
-"""Grouping judge requests into batch prompts (seed §5.3).
+"""Grouping judge requests into batch prompts (README "The LLM judge").
 
 Claims citing the same file share a request (their code is related, and the
 judge reads one file's idiom at a time), at most ``max_batch_size`` per

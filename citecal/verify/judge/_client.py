@@ -1,4 +1,4 @@
-"""Chat completions with the retry policy of seed §10.2, over the official openai SDK.
+"""Chat completions with the retry policy of README "The LLM judge", over the official openai SDK.
 
 The SDK's own retries are switched off (``max_retries=0``) so the policy is
 exactly this one and can be tested:
@@ -17,7 +17,7 @@ exactly this one and can be tested:
   ``unverified``).
 * Connection refused / DNS / TLS failure: retried once, then
   :class:`Unreachable`, and every later call of the run fails fast the same
-  way (the pipeline degrades, seed §10.3).
+  way (the pipeline degrades, README "The LLM judge").
 * A 400 about ``temperature`` raises :class:`TemperatureRejected` so the judge
   drops the parameter (models that only accept their default).
 

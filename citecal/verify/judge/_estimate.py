@@ -2,7 +2,7 @@
 
 Batches are formed and prompts rendered exactly as :meth:`Judge.judge` would,
 so the call count is exact (escalations aside) and prompt tokens are close;
-answer tokens use the seed's allowances (§14.2-14.3).
+answer tokens use fixed allowances (README "The LLM judge").
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from citecal.verify.judge._types import DryRunEstimate, JudgeRequest
 
 SINGLE_ANSWER_TOKENS = 200
 BATCH_ITEM_ANSWER_TOKENS = 120
-"""Dry-run allowances for answer tokens (seed §14.2-14.3: ~200 single, ~600 per 5)."""
+"""Dry-run allowances for answer tokens (README "The LLM judge": ~200 single, ~600 per 5)."""
 
 
 def count_tokens(text: str, model: str) -> int:
@@ -48,7 +48,7 @@ def estimate_cost(
     """Calls, tokens and dollars a judge run would take, without calling anything.
 
     Batches are formed exactly as :meth:`Judge.judge` forms them and prompts
-    rendered in full; answer tokens use seed §14's allowances. With
+    rendered in full; answer tokens use README "The LLM judge"'s allowances. With
     ``use_cache`` the local cache is read (no network) and hits are not counted:
     ``cache`` when given (eval-batch's shared directory), else the SQLite file.
     """

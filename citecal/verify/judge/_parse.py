@@ -6,7 +6,7 @@ prose or ``<think>`` blocks, say ``"verdict": "Supported"`` instead of
 ``"supports": true`` or give confidence as a number. Everything is normalised
 here and validated by :class:`JudgeAnswer`; what cannot be parsed raises
 :class:`AnswerParseError` so the caller records an ``unverified``/``low``
-verdict (seed §10.2) instead of crashing. Tolerance stops at the answer's
+verdict (README "The LLM judge") instead of crashing. Tolerance stops at the answer's
 meaning: a score or confidence outside what the prompt defines (a score
 outside [0, 1], NaN, an unknown confidence label) is a parse failure too,
 never rescaled or replaced, so it is neither counted as a verdict nor cached
@@ -171,7 +171,7 @@ class JudgeAnswer(BaseModel):
             "mode": mode if mode in ("extractive", "abstractive") else None,
             "claim_id": claim_id,
             "verdict": verdict,
-            # A missing confidence is the conservative "low" (seed §10.2); an unknown one
+            # A missing confidence is the conservative "low" (README "Faults"); an unknown one
             # ("extreme", 7.5) is outside the schema and raises above.
             "confidence": "low" if raw_confidence is None else _confidence(raw_confidence),
             "score": score,

@@ -1,7 +1,7 @@
-"""Judge cost from token counts and a pricing table (seed §14).
+"""Judge cost from token counts and a pricing table (README "The LLM judge").
 
 Prices are USD per one million tokens, from ``[judge.pricing]`` of the user's config
-(defaults: seed §14.1). Model names are matched exactly, then without a
+(defaults: README "The LLM judge"). Model names are matched exactly, then without a
 provider prefix (OpenRouter's ``openai/gpt-4o-mini``), then by the longest
 table entry the name starts with (dated snapshots such as
 ``gpt-4o-mini-2024-07-18``). A model with no price costs 0 and the caller
