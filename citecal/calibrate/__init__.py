@@ -45,7 +45,8 @@ if TYPE_CHECKING:
         Metrics,
     )
     from citecal.calibrate._ppi import ppi_mean, stratified_ppi
-    from citecal.calibrate._render import render_markdown, render_table
+    from citecal.calibrate._render_markdown import render_markdown
+    from citecal.calibrate._render_table import render_table
     from citecal.calibrate._report import (
         DEFAULT_BY,
         GROUP_COLUMNS,
@@ -98,8 +99,8 @@ _LAZY: dict[str, str] = {
     "read_judged": "citecal.calibrate._judged",
     "reliability_plot": "citecal.calibrate._html",
     "render_html": "citecal.calibrate._html",
-    "render_markdown": "citecal.calibrate._render",
-    "render_table": "citecal.calibrate._render",
+    "render_markdown": "citecal.calibrate._render_markdown",
+    "render_table": "citecal.calibrate._render_table",
     "stratified_ppi": "citecal.calibrate._ppi",
 }
 

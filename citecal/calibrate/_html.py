@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from citecal.calibrate._estimate_models import EstimateReport
 from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport, Comparison, Metrics
-from citecal.calibrate._render import check_lines, figure_rows, fmt, fmt_ci
+from citecal.calibrate._render_common import check_lines, figure_rows, fmt, fmt_ci
 
 FloatArray = NDArray[np.float64]
 

@@ -196,7 +196,8 @@ def calibrate_command(
 
 
 def _emit(report: Any, fmt: str, output: Path | None) -> None:
-    from citecal.calibrate._render import render_markdown, render_table
+    from citecal.calibrate._render_markdown import render_markdown
+    from citecal.calibrate._render_table import render_table
 
     if fmt == "json":
         # Bytes straight from pydantic (what model_dump_json encodes), written as they are:

@@ -98,10 +98,8 @@ def estimate_command(
       citecal estimate out/citations.parquet -a ann.parquet --fail-under precision=0.8
     """
     from citecal.calibrate._estimate import GATE_NAMES, apply_gate, estimate
-    from citecal.calibrate._estimate_render import (
-        render_estimate_markdown,
-        render_estimate_table,
-    )
+    from citecal.calibrate._render_markdown import render_estimate_markdown
+    from citecal.calibrate._render_table import render_estimate_table
 
     thresholds = parse_thresholds(fail_under, GATE_NAMES)
     check_output(output)
