@@ -89,7 +89,9 @@ def write_table(table: pd.DataFrame, path: Path) -> str:
         elif fmt == "csv":
             table.to_csv(tmp, index=False)
         else:
-            table.to_json(tmp, orient="records", lines=True, force_ascii=False)
+            table.to_json(
+                tmp, orient="records", lines=True, force_ascii=False, double_precision=15
+            )
     return fmt
 
 
@@ -121,7 +123,7 @@ def read_table(path: Path | str, columns: Sequence[str] | None = None) -> pd.Dat
         elif suffix == ".csv":
             df = pd.read_csv(p, dtype=_CSV_TEXT)
         elif suffix in {".jsonl", ".ndjson", ".json"}:
-            df = pd.read_json(p, lines=suffix != ".json", dtype=False)
+            df = pd.read_json(p, lines=suffix != ".json", dtype=False, precise_float=True)
         else:
             raise InputError(
                 f"unknown annotation table type '{p.suffix}' ({p}): use .parquet, .csv or .jsonl"

@@ -179,3 +179,15 @@ def test_rejudge_bad_input(tmp_path: Path) -> None:
     bad_prompt = runner.invoke(cli, ["rejudge", str(DATASET), "--prompt", "v99",
                                      "-o", str(tmp_path / "o.parquet")])  # fmt: skip
     assert bad_prompt.exit_code == 2 and "unknown prompt version" in bad_prompt.stderr
+
+
+def test_dry_run_estimates_like_eval_and_sends_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "never.parquet"
+    res = CliRunner().invoke(
+        cli, ["rejudge", str(DATASET), "--prompt", "v1", "--dry-run", "--no-cache", "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    n = pd.read_parquet(DATASET)["record_id"].nunique()
+    assert res.output.startswith(f"dry run: {n} records would go to the judge (")
+    assert res.output.rstrip().endswith("nothing was sent")
+    assert not out.exists()
