@@ -89,9 +89,7 @@ def write_table(table: pd.DataFrame, path: Path) -> str:
         elif fmt == "csv":
             table.to_csv(tmp, index=False)
         else:
-            table.to_json(
-                tmp, orient="records", lines=True, force_ascii=False, double_precision=15
-            )
+            table.to_json(tmp, orient="records", lines=True, force_ascii=False, double_precision=15)
     return fmt
 
 
