@@ -131,6 +131,21 @@ _GENERAL_CACHE: dict[float, frozenset[str]] = {}
 GENERAL_WORD_ZIPF = 5.0
 
 
+def _forget_frequencies() -> None:
+    """Drop wordfreq's memoised frequency tables once the word set is made.
+
+    The English tables take ~38 MB per process and citecal needs only the
+    thousand-odd words above the cut-off: an eval-batch worker keeps them
+    under its memory line (README "Many reports").
+    """
+    import wordfreq
+
+    for name in ("get_frequency_dict", "get_frequency_list", "top_n_list"):
+        cached = getattr(wordfreq, name, None)
+        if cached is not None and hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+
+
 def general_words(min_zipf: float = GENERAL_WORD_ZIPF) -> frozenset[str]:
     """English words at least as frequent as ``min_zipf`` on the Zipf scale (wordfreq).
 
@@ -154,6 +169,7 @@ def general_words(min_zipf: float = GENERAL_WORD_ZIPF) -> frozenset[str]:
                 hi = mid
         words = frozenset(w for w in ranked[:lo] if w.isalpha())
         _GENERAL_CACHE[min_zipf] = words
+        _forget_frequencies()
     return words
 
 

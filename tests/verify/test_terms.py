@@ -228,3 +228,16 @@ def test_a_negation_ends_at_its_clause() -> None:
 def test_domains_and_urls_are_not_names() -> None:
     terms = triples("Counted on `crates.io` and https://example.com/x, see docs.rs")
     assert terms == [("counted", "word", None)]
+
+
+def test_general_words_leave_no_frequency_tables_in_memory() -> None:
+    """The word set is all citecal keeps: wordfreq's tables (~38 MB) are let go."""
+    import wordfreq
+
+    from citecal.verify import _terms
+
+    _terms._GENERAL_CACHE.clear()
+    words = _terms.general_words()
+    assert {"every", "only", "instead"} <= words
+    assert wordfreq.get_frequency_dict.cache_info().currsize == 0
+    assert wordfreq.get_frequency_list.cache_info().currsize == 0
