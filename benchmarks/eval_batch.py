@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import logging
 import os
 import random
 import resource
@@ -210,20 +209,14 @@ def cluster(
 
     ``judge``: judge settings overrides (endpoint, concurrency); None runs without the judge.
     """
-    from distributed import Client, LocalCluster, get_task_stream
+    from distributed import get_task_stream
 
     from citecal.batch import BatchOptions, BatchSummary, Progress, evaluate_batch, read_manifest
+    from citecal.batch._cluster import connect
 
     t = time.perf_counter()
-    with (
-        LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,
-        ) as lc,
-        Client(lc, set_as_default=False) as client,
-    ):
+    # The LocalCluster ``citecal eval-batch`` itself starts, with its settings.
+    with connect(None, workers) as client:
         startup = time.perf_counter() - t
         entries = read_manifest(manifest)
         last: list[Progress] = []
@@ -231,7 +224,7 @@ def cluster(
         with get_task_stream(client) as stream:
             summary = evaluate_batch(
                 entries,
-                BatchOptions(output=str(out), scheduler=lc.scheduler_address,
+                BatchOptions(output=str(out), scheduler=client.scheduler.address,
                              no_llm=judge is None, task_size=task_size,
                              overrides={"judge": judge or {}},
                              cache_dir=str(out.parent / f"{out.name}-cache")),

@@ -26,6 +26,20 @@ if TYPE_CHECKING:
     from distributed import Client, Semaphore
 
 
+LOCAL_CLUSTER_CONFIG: dict[str, object] = {
+    # Dask samples every worker thread's stack every 10 ms for its dashboard's
+    # profile, and wakes each process 50 times a second to watch its event loop
+    # and system load. On CPU-bound Python tasks that is 5-10% of a core per
+    # worker (docs/scale.md, "Worker settings"); citecal reports its own timings,
+    # so the local cluster it starts samples rarely and does not profile.
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+"""Dask settings of the LocalCluster ``citecal eval-batch`` starts (not of a cluster it joins)."""
+
+
 class ClusterSlots:
     """Picklable factory of request slots limited cluster-wide (``Judge(slots=...)``).
 
@@ -174,16 +188,21 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Client]:
         with client:
             yield client
         return
-    cluster = LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address="127.0.0.1:0",
-        # Errors reach the user through the tasks' results, as one line each
-        # (README "Many reports"); a shutdown mid-request (Ctrl-C) would
-        # otherwise print the workers' logged tracebacks too.
-        silence_logs=logging.CRITICAL,
-    )
+    import dask.config
+
+    # Workers get a copy of the settings when they start, so they only need
+    # to hold while the cluster is made.
+    with dask.config.set(LOCAL_CLUSTER_CONFIG):
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address="127.0.0.1:0",
+            # Errors reach the user through the tasks' results, as one line each
+            # (README "Many reports"); a shutdown mid-request (Ctrl-C) would
+            # otherwise print the workers' logged tracebacks too.
+            silence_logs=logging.CRITICAL,
+        )
     with cluster, Client(cluster, set_as_default=False) as client:
         client.register_plugin(_ignore_interrupt_plugin())
         yield client

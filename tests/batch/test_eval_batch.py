@@ -467,3 +467,25 @@ def test_a_judge_error_that_stops_eval_stops_the_batch(
     last = stderr.splitlines()[-1]
     assert last.startswith(f"Error: LLM judge API error: HTTP 404 from {url}")
     assert "check the model name 'no-such-model'" in last and "Traceback" not in stderr
+
+
+def _worker_settings() -> tuple[object, object]:
+    import dask.config
+
+    return (
+        dask.config.get("distributed.worker.profile.enabled"),
+        dask.config.get("distributed.admin.tick.interval"),
+    )
+
+
+def test_the_local_cluster_workers_do_not_profile() -> None:
+    """eval-batch's own cluster runs without Dask's 10 ms stack sampler (docs/scale.md)."""
+    import dask.config
+
+    from citecal.batch._cluster import connect
+
+    with connect(None, 1) as client:
+        seen = list(client.run(_worker_settings).values())
+    assert seen == [(False, "1s")]
+    # Only the cluster citecal starts: the caller's own settings are left as they were.
+    assert dask.config.get("distributed.worker.profile.enabled") is True
