@@ -179,12 +179,15 @@ def main() -> int:
             models.append(rec.api_model())
         for start in range(0, len(models), 500):
             client.api.records.bulk_upsert(dataset_id=ds.id, records=models[start : start + 500])
-        with tempfile.TemporaryDirectory() as tmp:
-            t0 = time.perf_counter()
-            pulled = pull_annotations(spec, config, dataset_name=names[0], client=client)
-            write_table(pulled.table, Path(tmp) / "annotations.parquet")
-            pull_s = time.perf_counter() - t0
-        assert len(pulled.table) == n, pulled.counts
+        pulls = []
+        for _ in range(3):  # best of three, as the pushes are best of their rounds
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.perf_counter()
+                pulled = pull_annotations(spec, config, dataset_name=names[0], client=client)
+                write_table(pulled.table, Path(tmp) / "annotations.parquet")
+                pulls.append(time.perf_counter() - t0)
+            assert len(pulled.table) == n, pulled.counts
+        pull_s = min(pulls)
     finally:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -212,7 +215,8 @@ def main() -> int:
         f"{push_rate / sdk_rate:.2f}x end to end (target >= 2.0)"
     )
     print(f"citecal re-push of the unchanged evaluation: {repush_s:.2f} s, 0 records sent")
-    print(f"citecal pull: {pull_s:.2f} s = {pull_rate:.0f} rows/s (target >= 2000)")
+    runs = ", ".join(f"{p:.2f}" for p in pulls)
+    print(f"citecal pull: {pull_s:.2f} s = {pull_rate:.0f} rows/s (runs {runs} s; target >= 2000)")
     ok = push_rate >= 2 * sdk_rate and pull_rate >= 2000
     print("targets met" if ok else "targets NOT met")
     return 0
