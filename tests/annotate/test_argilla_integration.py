@@ -29,6 +29,7 @@ from citecal.annotate._records import record_id, report_id
 from citecal.annotate._settings import DEFAULT_SPEC_PATH
 from citecal.cli import cli
 from citecal.models import EvalResult, support_score
+from citecal.source._identity import repository_identity
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(3000)]
 
@@ -309,7 +310,8 @@ def test_pull_exports_every_submitted_answer_with_the_judge_verdict(env: Env) ->
         # the raw data push stored, not the Markdown annotators saw
         assert row["cited_code"] == c.cited_code
         assert (row["start_line"], row["end_line"]) == (c.start_line, c.end_line)
-        assert row["repository"] == str((EXAMPLE / "shopcart").resolve())
+        # the checkout's identity: its origin URL when it has one (a CI clone), else its path
+        assert row["repository"] == repository_identity(str(EXAMPLE / "shopcart"))[0]
         submitted = datetime.fromisoformat(row["submitted_at"])
         assert submitted.tzinfo is not None and submitted >= env.started
     assert table["llm_verdict"].notna().sum() == 3 * 2  # 3 judged citations, 2 annotators
