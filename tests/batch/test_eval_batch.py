@@ -218,18 +218,22 @@ def test_resume_after_an_interrupted_run(
     out = BatchOutput(tmp_path / "out")
 
     def interrupt(progress: object) -> None:
-        if getattr(progress, "tasks_done", 0) >= 2:
+        if getattr(progress, "tasks_done", 0) >= 1:
             raise KeyboardInterrupt  # Ctrl-C in the driver: the local cluster goes down with it
 
-    options = BatchOptions(output=str(out.root), workers=2, no_llm=True, task_size=2)
+    # One report per task: the tasks already on a worker finish after the interrupt, so
+    # small tasks leave most reports to the resumed run however fast the workers are.
+    options = BatchOptions(output=str(out.root), workers=2, no_llm=True, task_size=1)
     with pytest.raises(KeyboardInterrupt):
         evaluate_batch(entries, options, on_progress=interrupt)
     first = out.done_ids()
-    assert 2 <= len(first) < len(entries)
+    assert 1 <= len(first) < len(rows), f"{len(first)} of {len(rows)} reports done before the stop"
     # A worker killed between its renames leaves a part without a commit marker.
     pending = next(r for r in rows if r.id not in first)
     orphan = out.part_path("citations", "crashed")
-    stale = pq.read_table(out.part_path("citations", out.committed()[0]))
+    # (a task of one bad row commits an errors part and no citations part)
+    parts = [out.part_path("citations", c) for c in out.committed()]
+    stale = pq.read_table(next(p for p in parts if p.exists()))
     ids = pa.array([pending.id] * stale.num_rows)
     pq.write_table(stale.set_column(0, "report_id", ids), orphan)
     assert out.read("citations", filter=pc.field("report_id") == pending.id).num_rows == 0
