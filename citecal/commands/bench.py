@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from citecal._io import atomic_write_text, check_output
+from citecal._io import check_output
+from citecal.commands._emit import emit_text
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
@@ -146,11 +147,7 @@ def groundtruth_command(
         console = Console(record=True, width=120, file=io.StringIO())
         render_bench_table(report, console)
         text = console.export_text()
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        atomic_write_text(output, text)
-        click.echo(f"wrote {output}", err=True)
+    emit_text(text, output)
     if write_baseline is not None:
         save_baseline(write_baseline, report)
         click.echo(f"wrote baseline {write_baseline}", err=True)

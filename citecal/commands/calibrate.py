@@ -10,6 +10,7 @@ import click
 import pydantic_core
 
 from citecal._io import atomic_write, atomic_write_text, check_output
+from citecal.commands._emit import emit_text
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
@@ -225,8 +226,4 @@ def _emit(report: Any, fmt: str, output: Path | None) -> None:
         text = render_html(report)
     else:
         text = render_table(report)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        atomic_write_text(output, text)
-        click.echo(f"wrote {output}", err=True)
+    emit_text(text, output)

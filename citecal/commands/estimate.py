@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from citecal._io import atomic_write_text, check_output
+from citecal._io import check_output
+from citecal.commands._emit import emit_text
 from citecal.commands._options import output_options, parse_thresholds
 
 
@@ -119,11 +120,7 @@ def estimate_command(
         text = render_estimate_markdown(report)
     else:
         text = render_estimate_table(report)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        atomic_write_text(output, text)
-        click.echo(f"wrote {output}", err=True)
+    emit_text(text, output)
     if report.gate is not None and not report.gate.passed:
         for failure in report.gate.failures:
             click.echo(f"gate failed: {failure}", err=True)

@@ -11,7 +11,8 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from citecal._io import atomic_write_text, check_output, read_text_file
+from citecal._io import check_output, read_text_file
+from citecal.commands._emit import emit_text
 from citecal.commands._options import output_options
 from citecal.errors import InputError
 
@@ -89,11 +90,7 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
         console = Console(record=True, width=140, file=io.StringIO())
         render_table(result, console)
         text = console.export_text()
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        atomic_write_text(output, text)
-        click.echo(f"wrote {output}", err=True)
+    emit_text(text, output)
 
 
 @click.command("eval")
