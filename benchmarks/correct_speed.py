@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_throughput import TEMPLATES
+from eval_throughput import TEMPLATES, write_module
 
 CLAIM = "The `{f}` method of `{C}` raises an error when the value exceeds the limit"
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -40,22 +40,17 @@ def generate(root: Path, n_files: int, n_citations: int, seed: int = 11) -> Path
     rng = random.Random(seed)
     langs = list(TEMPLATES)
     files: list[tuple[str, int, list[tuple[str, str, int]]]] = []
+
+    def far_names(_: int) -> tuple[str, str]:
+        # names far apart (random letters): no two are within the verifier's fuzzy distance
+        cls = "Widget" + "".join(rng.choices(_UPPER, k=3)) + "".join(rng.choices(_LOWER, k=5))
+        return cls, "check_" + "".join(rng.choices(_LOWER, k=8))
+
     for i in range(n_files):
         ext = langs[i % len(langs)]
         rel = f"pkg{i % 40}/mod_{i}.{ext}"
-        path = root / "repo" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        blocks, symbols, line = [], [], 1
-        for b in range(rng.randint(4, 12)):
-            # names far apart (random letters): no two are within the verifier's fuzzy distance
-            cls = "Widget" + "".join(rng.choices(_UPPER, k=3)) + "".join(rng.choices(_LOWER, k=5))
-            fn = "check_" + "".join(rng.choices(_LOWER, k=8))
-            block = TEMPLATES[ext].format(C=cls, f=fn, n=b)
-            symbols.append((cls, fn, line))
-            line += block.count("\n")
-            blocks.append(block)
-        path.write_text("".join(blocks))
-        files.append((rel, line - 1, symbols))
+        count, symbols = write_module(root / "repo" / rel, ext, rng.randint(4, 12), far_names)
+        files.append((rel, count, symbols))
     lines = ["# Synthetic report", ""]
     for n in range(n_citations):
         rel, count, symbols = rng.choice(files)

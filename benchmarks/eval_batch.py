@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_throughput import CLAIMS, TEMPLATES
+from eval_throughput import CLAIMS, TEMPLATES, mixed_citation, write_module
 
 
 def _commit(repo: Path) -> None:
@@ -64,17 +64,13 @@ def generate(
         for i in range(60):
             ext = langs[(i + r) % len(langs)]
             rel = f"src/pkg{i % 6}/mod_{i}.{ext}"
-            blocks, symbols, line = [], [], 1
-            for b in range(rng.randint(4, 10)):
-                cls, fn = f"Widget{r}x{i}x{b}", f"check_{r}_{i}_{b}"
-                block = TEMPLATES[ext].format(C=cls, f=fn, n=b)
-                symbols.append((cls, fn, line))
-                line += block.count("\n")
-                blocks.append(block)
-            path = repo / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("".join(blocks))
-            files.append((rel, line - 1, symbols))
+            count, symbols = write_module(
+                repo / rel,
+                ext,
+                rng.randint(4, 10),
+                lambda b: (f"Widget{r}x{i}x{b}", f"check_{r}_{i}_{b}"),  # noqa: B023 (called at once)
+            )
+            files.append((rel, count, symbols))
         if git:
             _commit(repo)
         for k in range(n_reports // n_repos):
@@ -83,15 +79,7 @@ def generate(
                 rel, count, symbols = rng.choice(files)
                 cls, fn, start = rng.choice(symbols)
                 claim = rng.choice(CLAIMS).format(C=cls, f=fn)
-                kind = rng.random()
-                if kind < 0.80:
-                    cite = f"[{rel}:{start}-{min(count, start + 9)}]"
-                elif kind < 0.88:
-                    cite = f"[{rel.replace('mod_', 'missing_')}:{start}-{start + 5}]"
-                elif kind < 0.95:
-                    cite = f"[{rel}:{count + 5}-{count + 20}]"
-                else:
-                    cite = f"[{rel}:{start + 5}-{start}]"
+                cite = mixed_citation(rng, rel, count, start)
                 if n % 10 == 0:
                     lines += ["", f"## Section {n // 10}", ""]
                 lines.append(f"{claim} {cite}.")

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 TEMPLATES = {
@@ -87,39 +88,63 @@ CLAIMS = [
 ]
 
 
+Symbol = tuple[str, str, int]
+"""(class name, function name, first line) of one template block."""
+
+
+def write_module(
+    path: Path, ext: str, n_blocks: int, names: Callable[[int], tuple[str, str]]
+) -> tuple[int, list[Symbol]]:
+    """One synthetic source file of ``n_blocks`` template blocks; (line count, symbols).
+
+    ``names(b)`` names block ``b`` (called in block order, so a caller drawing
+    names from its random generator gets the same file every time).
+    """
+    blocks, symbols, line = [], [], 1
+    for b in range(n_blocks):
+        cls, fn = names(b)
+        block = TEMPLATES[ext].format(C=cls, f=fn, n=b)
+        symbols.append((cls, fn, line))
+        line += block.count("\n")
+        blocks.append(block)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(blocks))
+    return line - 1, symbols
+
+
+def mixed_citation(rng: random.Random, rel: str, count: int, start: int) -> str:
+    """A citation of the block at ``start``: 80% valid, else missing file, past end, reversed."""
+    kind = rng.random()
+    if kind < 0.80:
+        return f"[{rel}:{start}-{min(count, start + 9)}]"
+    if kind < 0.88:
+        return f"[{rel.replace('mod_', 'missing_')}:{start}-{start + 5}]"
+    if kind < 0.95:
+        return f"[{rel}:{count + 5}-{count + 20}]"
+    return f"[{rel}:{start + 5}-{start}]"
+
+
 def generate(root: Path, n_files: int, n_citations: int, seed: int = 7) -> Path:
     """Write the synthetic repository and report; return the report path."""
     rng = random.Random(seed)
     langs = list(TEMPLATES)
-    files: list[tuple[str, int, list[tuple[str, str, int]]]] = []
+    files: list[tuple[str, int, list[Symbol]]] = []
     for i in range(n_files):
         ext = langs[i % len(langs)]
         rel = f"pkg{i % 40}/mod_{i}.{ext}"
-        path = root / "repo" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        blocks, symbols, line = [], [], 1
-        for b in range(rng.randint(4, 12)):
-            cls, fn = f"Widget{i}x{b}", f"check_{i}_{b}"
-            block = TEMPLATES[ext].format(C=cls, f=fn, n=b)
-            symbols.append((cls, fn, line))
-            line += block.count("\n")
-            blocks.append(block)
-        path.write_text("".join(blocks))
-        files.append((rel, line - 1, symbols))
+        count, symbols = write_module(
+            root / "repo" / rel,
+            ext,
+            rng.randint(4, 12),
+            lambda b: (f"Widget{i}x{b}", f"check_{i}_{b}"),  # noqa: B023 (called at once)
+        )
+        files.append((rel, count, symbols))
     paragraphs = ["# Synthetic report", ""]
     for n in range(n_citations):
         rel, count, symbols = rng.choice(files)
         cls, fn, start = rng.choice(symbols)
         claim = rng.choice(CLAIMS).format(C=cls, f=fn)
-        kind = rng.random()
-        if kind < 0.80:
-            cite = f"[{rel}:{start}-{min(count, start + 9)}]"
-        elif kind < 0.88:
-            cite = f"[{rel.replace('mod_', 'missing_')}:{start}-{start + 5}]"
-        elif kind < 0.95:
-            cite = f"[{rel}:{count + 5}-{count + 20}]"
-        else:
-            cite = f"[{rel}:{start + 5}-{start}]"
+        cite = mixed_citation(rng, rel, count, start)
         if n % 40 == 0:
             paragraphs += ["", f"## Section {n // 40}", ""]
         paragraphs.append(f"{claim} {cite}.")
