@@ -1,27 +1,35 @@
 """The ground-truth label sets (datasets/groundtruth/README.md): reading and validation.
 
 A label set is one report about one pinned package, with a person's label for
-every citation in it. Files are validated on load so a typo in a hand-written
-label is an error naming the file and the field, not a silently skipped row.
+every citation in it. A package directory holds one or more of them
+(``labels.json`` for the report with planted faults, ``labels-natural.json``
+for the report written the natural way). Files are validated on load so a typo
+in a hand-written label is an error naming the file and the field, not a
+silently skipped row.
+
+Schema version 2 adds where each label's error came from (``origin``: planted
+on purpose, or natural), the claim's kind and the fault apart from each other,
+and joint labels for sentences with several citations. Version 1 files still
+load: they are upgraded in memory (every label planted), exactly as
+``datasets/groundtruth/migrate_v2.py`` upgraded the bundled files.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-from typing import Literal
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from citecal._io import read_text_file
 from citecal.errors import InputError
 
 Structural = Literal["valid", "invalid_file", "invalid_range"]
-Category = Literal[
-    "literal",
-    "behaviour",
-    "design",
+Origin = Literal["planted", "natural"]
+ClaimKind = Literal["literal", "behaviour", "design", "quantitative"]
+Fault = Literal[
     "overstated",
     "contradicted",
     "off_range",
@@ -29,10 +37,28 @@ Category = Literal[
     "wrong_symbol",
     "hallucinated_path",
     "past_end",
+    "nonexistent",
+]
+Category = Literal[
+    "literal",
+    "behaviour",
+    "design",
+    "quantitative",
+    "overstated",
+    "contradicted",
+    "off_range",
+    "wrong_file",
+    "wrong_symbol",
+    "hallucinated_path",
+    "past_end",
+    "nonexistent",
 ]
 Difficulty = Literal["easy", "medium", "hard"]
+CLAIM_KINDS: tuple[str, ...] = ("literal", "behaviour", "design", "quantitative")
+SCHEMA_VERSION: Literal[2] = 2
 
-_CITATION_RE = re.compile(r"^\[(?P<path>[^\[\]:]+):(?P<start>\d+)(?:-(?P<end>\d+))?\]$")
+_CITATION_RE = re.compile(r"^\[(?P<path>[^\[\]:]+):(?P<start>[0-9]+)(?:-(?P<end>[0-9]+))?\]$")
+_VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
 class _Strict(BaseModel):
@@ -56,11 +82,22 @@ class CitationLabel(_Strict):
     claim: str
     structural: Structural
     human_score: int = Field(ge=0, le=3)
-    category: Category
+    category: Category = Field(description="The fault when there is one, else the claim's kind.")
     difficulty: Difficulty
     rationale: str
     correct: Location | None = None
     note: str | None = None
+    origin: Origin = Field("planted", description="Planted on purpose, or a natural report.")
+    claim_kind: ClaimKind | None = Field(None, description="Null where a v1 label did not say.")
+    fault: Fault | None = Field(None, description="What is wrong with the citation, if anything.")
+    sentence: str | None = Field(None, description="Id of the sentence label, with 2+ citations.")
+
+    @model_validator(mode="after")
+    def _category_agrees(self) -> CitationLabel:
+        expected = self.fault or self.claim_kind
+        if expected is not None and self.category != expected:
+            raise ValueError(f"category {self.category!r} should be {expected!r} (fault or kind)")
+        return self
 
     @property
     def key(self) -> tuple[str, int, int, int]:
@@ -73,16 +110,48 @@ class CitationLabel(_Strict):
         return m.group("path").strip(), start, end, self.occurrence
 
 
-class LabelSet(_Strict):
-    """One report and the labels of its citations (schema_version 1)."""
+class SentenceLabel(_Strict):
+    """A joint label for a sentence with several citations: do they together support it?"""
 
-    schema_version: Literal[1] = 1
+    id: str
+    claim: str
+    citations: list[str] = Field(min_length=2, description="Ids of the sentence's citations.")
+    human_score: int = Field(ge=0, le=3)
+    rationale: str
+    note: str | None = None
+
+
+class LabelSet(_Strict):
+    """One report and the labels of its citations (schema_version 2)."""
+
+    schema_version: Literal[2] = SCHEMA_VERSION
     package: str
     version: str
     language: str
     report: str = "report.md"
+    origin: Origin = "planted"
     created: str | None = None
     citations: list[CitationLabel]
+    sentences: list[SentenceLabel] = Field(default_factory=list)
+
+
+def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema-1 label file as schema 2: every label planted, kind and fault split."""
+    if data.get("schema_version") != 1:
+        return data
+    out = {**data, "schema_version": SCHEMA_VERSION, "origin": "planted", "sentences": []}
+    citations = []
+    for raw in data.get("citations", []):
+        label = dict(raw) if isinstance(raw, dict) else raw
+        if isinstance(label, dict):
+            category = label.get("category")
+            label.setdefault("origin", "planted")
+            label.setdefault("claim_kind", category if category in CLAIM_KINDS else None)
+            label.setdefault("fault", None if category in CLAIM_KINDS else category)
+            label.setdefault("sentence", None)
+        citations.append(label)
+    out["citations"] = citations
+    return out
 
 
 class GroundTruth(BaseModel):
@@ -90,19 +159,37 @@ class GroundTruth(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    id: str
+    id: str = Field(
+        description="`<package>` for labels.json, `<package>/<name>` for labels-<name>.json."
+    )
+    package: str = Field(description="The package directory: the unit of leave-one-out folds.")
     labels: LabelSet
     report_path: Path
     sources: Path
 
+    @property
+    def origin(self) -> str:
+        return self.labels.origin
 
-def _load_one(directory: Path, sources_root: Path) -> GroundTruth:
-    path = directory / "labels.json"
+
+def _inside(base: Path, name: str, what: str, path: Path) -> Path:
+    """``base/name`` when ``name`` is a plain relative path that stays inside ``base``."""
+    rel = PurePosixPath(name)
+    if not name or rel.is_absolute() or ".." in rel.parts or "\\" in name:
+        raise InputError(f"{path}: {what} must be a path inside {base}: {name!r}")
+    return base / rel
+
+
+def _load_one(path: Path, sources_root: Path) -> GroundTruth:
+    directory = path.parent
     text = read_text_file(path, "label file")
     try:
-        labels = LabelSet.model_validate(json.loads(text))
+        raw = json.loads(text)
+        labels = LabelSet.model_validate(upgrade_v1(raw) if isinstance(raw, dict) else raw)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply") from None
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
@@ -116,21 +203,54 @@ def _load_one(directory: Path, sources_root: Path) -> GroundTruth:
             raise InputError(f"{path}: {label.id}: duplicate citation or id")
         seen.add(label.key)
         ids.add(label.id)
-    report = directory / labels.report
+    _check_sentences(path, labels)
+    if not _VERSION_RE.match(labels.version):
+        raise InputError(f"{path}: version is not a plain version string: {labels.version!r}")
+    report = _inside(directory, labels.report, "report", path)
     if not report.is_file():
         raise InputError(f"{path}: report not found: {report}")
+    suffix = path.stem.removeprefix("labels").removeprefix("-")
     return GroundTruth(
-        id=directory.name,
+        id=f"{directory.name}/{suffix}" if suffix else directory.name,
+        package=directory.name,
         labels=labels,
         report_path=report,
         sources=sources_root / f"{directory.name}-{labels.version}",
     )
 
 
+def _check_sentences(path: Path, labels: LabelSet) -> None:
+    by_id = {c.id: c for c in labels.citations}
+    named: set[str] = set()
+    for sentence in labels.sentences:
+        for cid in sentence.citations:
+            label = by_id.get(cid)
+            if label is None:
+                raise InputError(f"{path}: {sentence.id}: no citation label {cid}")
+            if label.sentence != sentence.id:
+                raise InputError(f"{path}: {cid}: sentence should be {sentence.id}")
+            named.add(cid)
+    for label in labels.citations:
+        if label.sentence is not None and label.id not in named:
+            raise InputError(f"{path}: {label.id}: no sentence label {label.sentence}")
+
+
+def label_files(directory: Path) -> list[Path]:
+    """``labels.json`` and ``labels-<name>.json`` of one package directory, sorted."""
+    return sorted(
+        p
+        for p in directory.iterdir()
+        if p.is_file()
+        and (p.name == "labels.json" or re.fullmatch(r"labels-[a-z0-9_]+\.json", p.name))
+    )
+
+
 def load_groundtruth(
     dataset: Path, sources_root: Path, only: tuple[str, ...] = ()
 ) -> list[GroundTruth]:
-    """Every label set under ``dataset`` (one directory each), sorted by id.
+    """Every label set under ``dataset`` (package directories), sorted by id.
+
+    ``only`` names packages (every set of it) or set ids (``axios/natural``).
 
     Raises:
         InputError: no label sets, a malformed label file, a missing report,
@@ -138,22 +258,33 @@ def load_groundtruth(
     """
     if not dataset.is_dir():
         raise InputError(f"ground-truth directory not found: {dataset}")
-    dirs = sorted(p for p in dataset.iterdir() if (p / "labels.json").is_file())
+    files = [f for d in sorted(dataset.iterdir()) if d.is_dir() for f in label_files(d)]
+    sets = sorted((_load_one(f, sources_root) for f in files), key=lambda g: g.id)
     if only:
-        unknown = sorted(set(only) - {p.name for p in dirs})
+        known = {g.id for g in sets} | {g.package for g in sets}
+        unknown = sorted(set(only) - known)
         if unknown:
             raise InputError(f"no label set named {', '.join(unknown)} in {dataset}")
-        dirs = [p for p in dirs if p.name in only]
-    if not dirs:
-        raise InputError(f"no label sets (*/labels.json) in {dataset}")
-    sets = [_load_one(d, sources_root) for d in dirs]
-    missing = [g for g in sets if not g.sources.is_dir()]
+        sets = [g for g in sets if g.id in only or g.package in only]
+    if not sets:
+        raise InputError(f"no label sets (*/labels*.json) in {dataset}")
+    missing = sorted({str(g.sources) for g in sets if not g.sources.is_dir()})
     if missing:
         raise InputError(
-            f"package sources not fetched: {', '.join(str(g.sources) for g in missing)}; "
+            f"package sources not fetched: {', '.join(missing)}; "
             "run `make groundtruth` (python datasets/groundtruth/fetch.py)"
         )
     return sets
 
 
-__all__ = ["CitationLabel", "GroundTruth", "LabelSet", "Location", "load_groundtruth"]
+__all__ = [
+    "CLAIM_KINDS",
+    "CitationLabel",
+    "GroundTruth",
+    "LabelSet",
+    "Location",
+    "SentenceLabel",
+    "label_files",
+    "load_groundtruth",
+    "upgrade_v1",
+]

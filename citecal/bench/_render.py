@@ -36,6 +36,10 @@ def _rows(report: BenchReport) -> list[tuple[str, Metrics]]:
     rows = [("overall", report.overall)]
     for by, groups in report.groups.items():
         rows.extend((f"{by}: {k}", m) for k, m in groups.items())
+    for origin, part in report.by_origin.items():
+        rows.append((f"{origin} only", part.overall))
+        for by, groups in part.groups.items():
+            rows.extend((f"{origin} · {by}: {k}", m) for k, m in groups.items())
     return rows
 
 

@@ -28,7 +28,18 @@ from citecal.models import CitationResult, EvalResult
 from citecal.support import human_supports, verdict_decided, verdict_supports
 
 SCHEMA_VERSION = 1
-GROUPS: tuple[str, ...] = ("category", "difficulty", "language", "package", "mode", "method")
+GROUPS: tuple[str, ...] = (
+    "origin",
+    "category",
+    "claim_kind",
+    "difficulty",
+    "language",
+    "package",
+    "mode",
+    "method",
+)
+ORIGINS: tuple[str, ...] = ("natural", "planted")
+ORIGIN_GROUPS: tuple[str, ...] = ("language", "category", "claim_kind")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +70,10 @@ class Scored:
         return self.row is not None and self.row.valid and verdict_supports(self.row.verdict)
 
     def group(self, by: str) -> str:
-        if by in ("category", "difficulty"):
+        if by in ("category", "difficulty", "origin"):
             return str(getattr(self.label, by))
+        if by == "claim_kind":
+            return self.label.claim_kind or "unknown"
         if by == "language":
             return self.language
         if by == "package":
@@ -119,6 +132,17 @@ class Disagreement(BaseModel):
     rationale: str
 
 
+class OriginSlice(BaseModel):
+    """The figures of one origin's labels (natural reports, or planted faults) alone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    overall: Metrics
+    groups: dict[str, dict[str, Metrics]] = Field(
+        description="By language, category and claim_kind."
+    )
+
+
 class BenchReport(BaseModel):
     """``citecal bench groundtruth --format json`` (schema_version 1)."""
 
@@ -129,6 +153,10 @@ class BenchReport(BaseModel):
     sets: list[str] = Field(description="Label sets scored (package ids).")
     overall: Metrics
     groups: dict[str, dict[str, Metrics]]
+    by_origin: dict[str, OriginSlice] = Field(
+        default_factory=dict,
+        description="The same figures for natural-report labels and planted ones apart.",
+    )
     disagreements: list[Disagreement]
     not_extracted: list[str] = Field(description="Label ids citecal found no citation for.")
 
@@ -189,7 +217,9 @@ def match(truth: GroundTruth, result: EvalResult) -> list[Scored]:
         seen[triple] = k + 1
         rows[(*triple, k)] = row
     lang = truth.labels.language
-    return [Scored(truth.id, lang, label, rows.get(label.key)) for label in truth.labels.citations]
+    return [
+        Scored(truth.package, lang, label, rows.get(label.key)) for label in truth.labels.citations
+    ]
 
 
 def _disagreement(s: Scored) -> Disagreement:
@@ -210,20 +240,32 @@ def _disagreement(s: Scored) -> Disagreement:
     )
 
 
-def score(scored: Iterable[Scored], judge: str | None, sets: Sequence[str]) -> BenchReport:
-    """Overall and grouped figures, and the disagreements to read."""
-    items = list(scored)
+def _grouped(items: Sequence[Scored], by_names: Sequence[str]) -> dict[str, dict[str, Metrics]]:
     groups: dict[str, dict[str, Metrics]] = {}
-    for by in GROUPS:
+    for by in by_names:
         buckets: dict[str, list[Scored]] = {}
         for s in items:
             buckets.setdefault(s.group(by), []).append(s)
         groups[by] = {k: metrics(v) for k, v in sorted(buckets.items())}
+    return groups
+
+
+def score(scored: Iterable[Scored], judge: str | None, sets: Sequence[str]) -> BenchReport:
+    """Overall and grouped figures, the same per origin, and the disagreements to read."""
+    items = list(scored)
+    by_origin = {}
+    for origin in ORIGINS:
+        part = [s for s in items if s.label.origin == origin]
+        if part:
+            by_origin[origin] = OriginSlice(
+                overall=metrics(part), groups=_grouped(part, ORIGIN_GROUPS)
+            )
     return BenchReport(
         judge=judge,
         sets=list(sets),
         overall=metrics(items),
-        groups=groups,
+        groups=_grouped(items, GROUPS),
+        by_origin=by_origin,
         disagreements=[_disagreement(s) for s in items if s.decided and s.predicted != s.human],
         not_extracted=[s.label.id for s in items if s.row is None],
     )
@@ -243,9 +285,11 @@ def run_groundtruth(
 
 __all__ = [
     "GROUPS",
+    "ORIGINS",
     "BenchReport",
     "Disagreement",
     "Metrics",
+    "OriginSlice",
     "Scored",
     "match",
     "metrics",

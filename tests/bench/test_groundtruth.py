@@ -283,3 +283,169 @@ def test_deterministic_figures_do_not_fall_below_the_baseline(fetched: Path) -> 
     assert report["overall"]["n"] >= 300
     assert report["not_extracted"] == []
     assert set(report["groups"]["language"]) >= {"python", "javascript", "go", "rust", "java"}
+
+
+def _v1_set() -> dict[str, object]:
+    return {
+        "schema_version": 1,
+        "package": "tiny",
+        "version": "1",
+        "language": "python",
+        "citations": [
+            _label_dict("t-1", "[a.py:1-2]", 0, 3),
+            {**_label_dict("t-2", "[a.py:3]", 0, 0), "category": "off_range"},
+        ],
+    }
+
+
+def test_v1_label_files_are_upgraded_planted_with_kind_and_fault_split() -> None:
+    from citecal.bench._labels import LabelSet, upgrade_v1
+
+    labels = LabelSet.model_validate(upgrade_v1(_v1_set()))
+    assert labels.schema_version == 2 and labels.origin == "planted"
+    first, second = labels.citations
+    assert (first.origin, first.claim_kind, first.fault) == ("planted", "literal", None)
+    assert (second.claim_kind, second.fault, second.category) == (None, "off_range", "off_range")
+
+
+def _natural_set(tmp_path: Path, sentences: list[dict[str, object]]) -> Path:
+    """A package with a v1 planted set and a v2 natural set with a two-citation sentence."""
+    root = _write_set(tmp_path, _v1_set()["citations"], "x [a.py:1-2] y [a.py:3].\n")  # type: ignore[arg-type]
+    pkg = root / "ds" / "tiny"
+    (pkg / "report-natural.md").write_text(
+        "The `load` function takes `path` [a.py:1-2] [a.py:3].\n"
+    )
+    cits = [
+        {
+            **_label_dict("t-n1", "[a.py:1-2]", 0, 3),
+            "origin": "natural",
+            "claim_kind": "literal",
+            "sentence": "t-s1",
+        },
+        {
+            **_label_dict("t-n2", "[a.py:3]", 0, 1),
+            "origin": "natural",
+            "claim_kind": "literal",
+            "fault": "off_range",
+            "category": "off_range",
+            "sentence": "t-s1",
+        },
+    ]
+    (pkg / "labels-natural.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 2,
+                "package": "tiny",
+                "version": "1",
+                "language": "python",
+                "report": "report-natural.md",
+                "origin": "natural",
+                "citations": cits,
+                "sentences": sentences,
+            }
+        )
+    )
+    return root
+
+
+def test_a_package_holds_planted_and_natural_sets_scored_apart(tmp_path: Path) -> None:
+    sentence = {
+        "id": "t-s1",
+        "claim": "c",
+        "citations": ["t-n1", "t-n2"],
+        "human_score": 3,
+        "rationale": "r",
+    }
+    root = _natural_set(tmp_path, [sentence])
+    from citecal.bench import load_groundtruth
+
+    sets = load_groundtruth(root / "ds", root / "src")
+    assert [(g.id, g.package, g.origin) for g in sets] == [
+        ("tiny", "tiny", "planted"),
+        ("tiny/natural", "tiny", "natural"),
+    ]
+    assert load_groundtruth(root / "ds", root / "src", ("tiny/natural",))[0].id == "tiny/natural"
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(root / "ds"),
+            "--sources",
+            str(root / "src"),
+            "--no-llm",
+            "-f",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["overall"]["n"] == 4
+    assert out["by_origin"]["natural"]["overall"]["n"] == 2
+    assert out["by_origin"]["planted"]["overall"]["n"] == 2
+    assert set(out["by_origin"]["natural"]["groups"]) == {"language", "category", "claim_kind"}
+    assert out["groups"]["package"].keys() == {"tiny"}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "message"),
+    [
+        (
+            {
+                "id": "t-s1",
+                "claim": "c",
+                "citations": ["t-n1", "t-n9"],
+                "human_score": 3,
+                "rationale": "r",
+            },
+            "no citation label t-n9",
+        ),
+        (
+            {
+                "id": "t-s2",
+                "claim": "c",
+                "citations": ["t-n1", "t-n2"],
+                "human_score": 3,
+                "rationale": "r",
+            },
+            "sentence should be t-s2",
+        ),
+    ],
+)
+def test_sentence_labels_must_name_their_citations(
+    sentence: dict[str, object], message: str, tmp_path: Path
+) -> None:
+    root = _natural_set(tmp_path, [sentence])
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(root / "ds"),
+            "--sources",
+            str(root / "src"),
+            "--no-llm",
+        ],
+    )
+    assert res.exit_code == 2 and message in res.output
+
+
+def test_a_label_set_cannot_point_outside_the_dataset(tmp_path: Path) -> None:
+    bad = {**_v1_set(), "report": "../../../etc/passwd"}
+    root = _write_set(tmp_path, bad["citations"], "x [a.py:1-2].\n")  # type: ignore[arg-type]
+    (root / "ds" / "tiny" / "labels.json").write_text(json.dumps(bad))
+    res = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "groundtruth",
+            "--dataset",
+            str(root / "ds"),
+            "--sources",
+            str(root / "src"),
+            "--no-llm",
+        ],
+    )
+    assert res.exit_code == 2 and "report must be a path inside" in res.output
