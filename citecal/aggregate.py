@@ -76,7 +76,7 @@ def failure_of(
             return structural, "remove_citation"
         return structural, "fix_reference"
     if verdict is None or verdict.verdict == "unverified":
-        return None, None
+        return None, ("annotate" if verdict is not None and verdict.abstained else None)
     hinted = _hint_action(verdict, citation.start_line, citation.end_line, near_lines)
     if verdict.verdict == "not_supports":
         return "not_supporting", hinted or "rewrite_claim"

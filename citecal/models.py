@@ -24,8 +24,9 @@ SCHEMA_VERSION = 1
 VerdictLabel = Literal["supports", "partial", "not_supports", "unverified"]
 """Outcome of verifying one claim against its cited code."""
 
-Method = Literal["extractive", "llm"]
-"""How a verdict was reached: term matching in code, or an LLM judge."""
+Method = Literal["extractive", "llm", "local"]
+"""How a verdict was reached: term matching in code, an LLM judge, or the local verifier
+of the cascade (README "The cascade")."""
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -35,7 +36,9 @@ Mode = Literal["extractive", "abstractive", "unknown"]
 FailureType = Literal["invalid_file", "invalid_range", "not_supporting", "low_confidence"]
 """Why a citation failed (README "`citecal correct`")."""
 
-SuggestedAction = Literal["fix_reference", "rewrite_claim", "remove_citation", "expand_range"]
+SuggestedAction = Literal[
+    "fix_reference", "rewrite_claim", "remove_citation", "expand_range", "annotate"
+]
 """What the correction loop should try first (README "`citecal correct`")."""
 
 LineRangeAnswer = Literal["correct", "too_narrow", "too_broad"]
@@ -194,6 +197,9 @@ class Verdict:
     mode: Mode | None = None
     """The judge's classification of the claim, when it was asked for one
     (``classify.use_llm_classification``)."""
+    abstained: bool = False
+    """The cascade sent this claim to a person: no tier was confident enough
+    (README "The cascade"); suggested action ``annotate``."""
 
 
 # Judge support score when a judge only gives a verdict and a confidence (README "Calibration").
@@ -258,6 +264,20 @@ class Summary(_Model):
     excerpt_verified: int = Field(0, description="Of those, status verified.")
     excerpt_unverified: int = Field(0, description="Of those, status unverified.")
     excerpt_failed: int = Field(0, description="Of those, status failed (no item / location).")
+    cascade: CascadeSummary | None = Field(
+        None, description="Decisions per tier and the guarantee, with --cascade (README)."
+    )
+
+
+class CascadeSummary(_Model):
+    """Who decided what under ``--cascade`` (README "The cascade")."""
+
+    decided_by: dict[str, int] = Field(description="Tier name → citations it decided.")
+    abstained: int = Field(description="Valid citations no tier was confident about.")
+    agreement: dict[str, float] = Field(description="Per verdict: the agreement guaranteed.")
+    delta: float = Field(description="Probability that the guarantee fails.")
+    labels: int = Field(description="Human labels the thresholds rest on.")
+    source: str = Field(description="Where those labels came from.")
 
 
 GateStatus = Literal["PASS", "WARN", "FAIL"]

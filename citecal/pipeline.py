@@ -54,6 +54,7 @@ from citecal.verify._excerpt import (
 )
 
 if TYPE_CHECKING:
+    from citecal.cascade import CascadeSpec
     from citecal.config import JudgeConfig
     from citecal.verify.judge import DryRunEstimate, Judge, JudgeRequest, VerdictStore
 
@@ -372,6 +373,7 @@ def evaluate_report(
     progress: Progress | None = None,
     judge_progress: Callable[[int], None] | None = None,
     context: SourceStore | None = None,
+    cascade: CascadeSpec | None = None,
 ) -> EvalResult:
     """Evaluate every citation of a report against a source store.
 
@@ -387,6 +389,9 @@ def evaluate_report(
         judge_progress: called with the number of judged claims as they finish.
         context: where ``[[item]]`` citations are looked up (``--context``;
             default ``store``).
+        cascade: tiers with calibrated thresholds (README "The cascade"): a
+            claim is decided by the first tier confident enough, else escalated,
+            and after the last tier it abstains ("needs a person").
     """
     config = config or Config()
     analysis = analyse(report_text, store, config, progress, context)
@@ -395,6 +400,12 @@ def evaluate_report(
     calls = tokens = 0
     cost = 0.0
     indexes = routed(analysis, config)
+    decided_by: dict[str, int] = {}
+    if cascade is not None:
+        from citecal.cascade._apply import pre_judge
+
+        outcomes, indexes, decided_by = pre_judge(outcomes, cascade, store, judge is not None)
+        analysis = replace(analysis, outcomes=outcomes)
     if judge is not None and indexes:
         run = judge.judge(judge_requests(analysis, indexes, store, config), judge_progress)
         for i in indexes:
@@ -411,6 +422,11 @@ def evaluate_report(
         calls, tokens = run.calls, run.prompt_tokens + run.completion_tokens
         cost = run.cost_usd
         warnings.extend(run.warnings)
+        if cascade is not None:
+            from citecal.cascade._apply import post_judge
+
+            outcomes, judged_by = post_judge(outcomes, indexes, cascade, judge.model)
+            decided_by.update(judged_by)
     elif indexes:
         reason = no_judge_reason or "no LLM judge configured"
         for i in indexes:
@@ -427,6 +443,11 @@ def evaluate_report(
         cost_usd=cost,
     )
     summary = summary.model_copy(update=excerpt_summary(rows))
+    if cascade is not None:
+        from citecal.cascade._apply import summary_of
+
+        abstained = sum(o.verdict is not None and o.verdict.abstained for o in outcomes)
+        summary = summary.model_copy(update={"cascade": summary_of(cascade, decided_by, abstained)})
     return EvalResult(
         report=report_name,
         repo=store.name,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from citecal.bench._folds import FoldFigures, FoldReport
 from citecal.bench._score import BenchReport, Metrics
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -79,4 +80,69 @@ def render_bench_markdown(report: BenchReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["render_bench_markdown", "render_bench_table"]
+FOLD_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("n", "n"),
+    ("agreement", "agree"),
+    ("agreement_supports", "agree sup."),
+    ("agreement_not_supports", "agree not"),
+    ("decision_coverage", "coverage"),
+    ("decision_coverage_valid", "cov. valid"),
+    ("false_support_rate", "false sup."),
+    ("unsupported_caught", "unsup. caught"),
+    ("abstained", "to a person"),
+)
+
+
+def _fold_cell(m: FoldFigures, key: str) -> str:
+    value = getattr(m, key)
+    if value is None:
+        return "–"
+    if isinstance(value, int):
+        return str(value)
+    if key == "false_support_rate":
+        return f"{value:.1%} ({m.false_supports})"
+    return f"{value:.1%}"
+
+
+def _fold_rows(report: FoldReport) -> list[tuple[str, FoldFigures]]:
+    rows = [("overall", report.overall)]
+    rows += [(f"origin: {k}", m) for k, m in report.by_origin.items()]
+    rows += [(f"package: {k}", m) for k, m in report.by_package.items()]
+    for origin, parts in report.by_origin_package.items():
+        rows += [(f"{origin} · {k}", m) for k, m in parts.items()]
+    return rows
+
+
+def _fold_title(report: FoldReport) -> str:
+    levels = ", ".join(f"{k} ≥ {v:.0%}" for k, v in report.agreement.items())
+    return f"Cascade rules → local verifier, leave one package out ({levels}, δ = {report.delta})"
+
+
+def render_folds_table(report: FoldReport, console: Console) -> None:
+    """Out-of-sample figures of the cascade, overall, per origin and per held-out package."""
+    table = Table(title=_fold_title(report), title_justify="left")
+    table.add_column("held out")
+    for _, head in FOLD_COLUMNS:
+        table.add_column(head, justify="right")
+    for name, m in _fold_rows(report):
+        table.add_row(name, *(_fold_cell(m, k) for k, _ in FOLD_COLUMNS))
+    console.print(table)
+    by = ", ".join(f"{k} {v}" for k, v in report.overall.decided_by.items())
+    console.print(f"decided by: {by}; sent to a person: {report.overall.abstained}")
+
+
+def render_folds_markdown(report: FoldReport) -> str:
+    lines = [f"## {_fold_title(report)}", ""]
+    lines.append("| held out | " + " | ".join(h for _, h in FOLD_COLUMNS) + " |")
+    lines.append("|---|" + "---:|" * len(FOLD_COLUMNS))
+    for name, m in _fold_rows(report):
+        lines.append(f"| {name} | " + " | ".join(_fold_cell(m, k) for k, _ in FOLD_COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "render_bench_markdown",
+    "render_bench_table",
+    "render_folds_markdown",
+    "render_folds_table",
+]

@@ -66,6 +66,31 @@ def bench_command() -> None:
     default=None,
     help="Write this run's figures as the new baseline.",
 )
+@click.option(
+    "--folds",
+    type=click.Choice(["package"]),
+    default=None,
+    help="Score the cascade leave-one-package-out: trained and tuned on the other packages.",
+)
+@click.option(
+    "--agreement",
+    default="supports=0.98,not_supports=0.90",
+    show_default=True,
+    help="Agreement the cascade's thresholds guarantee: one level or one per verdict.",
+)
+@click.option(
+    "--delta",
+    type=click.FloatRange(0.001, 0.5),
+    default=0.1,
+    show_default=True,
+    help="Probability that the guarantee fails.",
+)
+@click.option(
+    "--write-cascade",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Train the verifier and set thresholds on every label set; write the cascade file.",
+)
 @output_options(("table", "json", "markdown"))
 def groundtruth_command(
     dataset: Path,
@@ -79,6 +104,10 @@ def groundtruth_command(
     config_file: Path | None,
     baseline: Path | None,
     write_baseline: Path | None,
+    folds: str | None,
+    agreement: str,
+    delta: float,
+    write_cascade: Path | None,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -93,8 +122,16 @@ def groundtruth_command(
       citecal bench groundtruth --no-llm
       citecal bench groundtruth --no-llm --baseline datasets/groundtruth/baseline.json
       citecal bench groundtruth -f markdown -o groundtruth.md
+      citecal bench groundtruth --no-llm --folds package
+      citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json
     """
     check_output(output)  # before any judge call
+    if folds is not None or write_cascade is not None:
+        check_output(write_cascade)
+        _cascade_bench(
+            dataset, sources, only, config_file, folds, agreement, delta, write_cascade, fmt, output
+        )
+        return
     from citecal.bench import (
         load_groundtruth,
         read_baseline,
@@ -157,3 +194,77 @@ def groundtruth_command(
             click.echo(f"regression: {line}", err=True)
         if worse:
             sys.exit(1)
+
+
+def _cascade_bench(
+    dataset: Path,
+    sources: Path | None,
+    only: tuple[str, ...],
+    config_file: Path | None,
+    folds: str | None,
+    agreement: str,
+    delta: float,
+    write_cascade: Path | None,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """``--folds package`` / ``--write-cascade``: rules → local verifier (README "The cascade")."""
+    from citecal.bench import load_groundtruth
+    from citecal.bench._folds import leave_one_package_out
+    from citecal.bench._render import render_folds_markdown, render_folds_table
+    from citecal.bench._score import Scored, match
+    from citecal.cascade import parse_agreement, save_cascade
+    from citecal.cascade._apply import CONTEXT_LINES
+    from citecal.cascade._training import Row, fit_cascade, input_of, rule_of
+    from citecal.pipeline import evaluate_report
+    from citecal.source import open_store
+
+    levels = parse_agreement(agreement)
+    root = sources or dataset.resolve().parents[1] / ".citecal" / "groundtruth"
+    sets = load_groundtruth(dataset, root, only)
+    config = load_config(None, config_file, {})
+    scored: list[Scored] = []
+    rows: dict[int, Row] = {}
+    for truth in sets:
+        with open_store(truth.sources, None, config.validation) as store:
+            result = evaluate_report(
+                truth.report_path.read_text(encoding="utf-8"),
+                store,
+                config,
+                judge=None,
+                no_judge_reason="--no-llm",
+                report_name=str(truth.report_path),
+            )
+            for s in match(truth, result):
+                if s.row is not None and s.row.valid:
+                    r = s.row
+                    before = ""
+                    if r.start_line > 1:
+                        lo = max(1, r.start_line - CONTEXT_LINES)
+                        before = store.read(r.file_path).lines(lo, r.start_line - 1)
+                    rows[len(scored)] = Row(truth.package, input_of(r, before), rule_of(r), s.human)
+                scored.append(s)
+    if write_cascade is not None:
+        spec = fit_cascade(
+            list(rows.values()),
+            levels,
+            delta,
+            {
+                "source": f"{dataset} ({', '.join(g.id for g in sets)})",
+                "sets": [g.id for g in sets],
+            },
+        )
+        save_cascade(write_cascade, spec)
+        click.echo(f"wrote cascade {write_cascade} ({len(rows)} labels)", err=True)
+        if folds is None:
+            return
+    report = leave_one_package_out(scored, rows, levels, delta)
+    if fmt == "json":
+        text = report.model_dump_json(indent=2) + "\n"
+    elif fmt == "markdown":
+        text = render_folds_markdown(report)
+    else:
+        console = Console(record=True, width=130, file=io.StringIO())
+        render_folds_table(report, console)
+        text = console.export_text()
+    emit_text(text, output)

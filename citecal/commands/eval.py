@@ -168,6 +168,14 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     default=None,
     help="Recalibration map (`citecal calibrate --save-map`): scores become calibrated.",
 )
+@click.option(
+    "--cascade",
+    "cascade_file",
+    default=None,
+    metavar="FILE|default",
+    help="Cascade file (README 'The cascade'): each claim decided by the first tier "
+    "confident enough, else sent to a person.",
+)
 def eval_command(
     report: Path,
     repo: Path,
@@ -189,6 +197,7 @@ def eval_command(
     corrections_path: Path | None,
     max_iterations: int,
     calibration: Path | None,
+    cascade_file: str | None,
 ) -> None:
     """Verify every citation of REPORT against the repository.
 
@@ -207,8 +216,11 @@ def eval_command(
       citecal eval answer.md --context notes/ --no-llm
       citecal eval report.md --repo . --no-llm --correct -o fixed.md
       citecal eval report.md --repo . --calibration judge-map.json -f json
+      citecal eval report.md --repo . --no-llm --cascade default
     """
     if correct:
+        if cascade_file is not None:
+            raise InputError("--cascade cannot be combined with --correct yet")
         if context_dir is not None or gate:
             raise InputError("--correct cannot be combined with --context or --gate")
         if calibration is not None:
@@ -244,6 +256,11 @@ def eval_command(
         from citecal.calibrate._recalibrate import read_map
 
         mapping = read_map(calibration)
+    cascade = None
+    if cascade_file is not None:  # a bad cascade file fails before any work too
+        from citecal.cascade import load_cascade
+
+        cascade = load_cascade(cascade_file)
     report_text = read_text_file(report, "report")
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if concurrency:
@@ -285,6 +302,7 @@ def eval_command(
                 progress=on_progress,
                 judge_progress=on_judged,
                 context=context,
+                cascade=cascade,
             )
     finally:
         if judge is not None:

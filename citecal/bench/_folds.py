@@ -1,0 +1,198 @@
+"""Leave-one-package-out: the cascade scored only on packages it did not learn from.
+
+``citecal bench groundtruth --folds package`` (README "The cascade"): for each
+package, the local verifier is trained and every threshold set on the other
+packages' labels, then the held-out package's citations go through that
+cascade. No figure here is in sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from citecal.bench._score import Scored
+from citecal.cascade import CascadeSpec, Item, feature_matrix, run_cascade
+from citecal.cascade._training import Row, fit_cascade
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Held:
+    """A labelled citation of a held-out package with what the cascade made of it."""
+
+    scored: Scored
+    tier: str | None  # None: abstained (valid) / structural (invalid) / not extracted
+    verdict: str | None  # supports / not_supports; None: abstained or not extracted
+
+    @property
+    def human(self) -> bool:
+        return self.scored.human
+
+
+class FoldFigures(BaseModel):
+    """Agreement of the cascade's decisions with people, out of sample."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    supported: int
+    unsupported: int
+    decided: int = Field(description="Invalid, or valid and decided by a tier.")
+    abstained: int = Field(description="Valid citations sent to a person.")
+    agreement: float | None = Field(description="Decided citations where the cascade agrees.")
+    agreement_supports: float | None = Field(description="Of decided supports, people accept.")
+    agreement_not_supports: float | None = Field(
+        description="Of decided non-supports (incl. invalid), people reject."
+    )
+    decision_coverage: float | None = Field(description="decided / n.")
+    decision_coverage_valid: float | None
+    false_supports: int
+    false_support_rate: float | None = Field(description="false supports / unsupported.")
+    false_rejects: int
+    unsupported_caught: float | None = Field(
+        description="Unsupported citations flagged (not_supports, invalid) or sent to a person."
+    )
+    decided_by: dict[str, int]
+
+
+class FoldReport(BaseModel):
+    """``bench groundtruth --folds package -f json`` (schema_version 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    folds: str = "package"
+    agreement: dict[str, float]
+    delta: float
+    overall: FoldFigures
+    by_origin: dict[str, FoldFigures]
+    by_package: dict[str, FoldFigures]
+    by_origin_package: dict[str, dict[str, FoldFigures]]
+    thresholds: dict[str, dict[str, dict[str, float | None]]] = Field(
+        description="Held-out package → tier → verdict → threshold (null: never decides)."
+    )
+
+
+def _r(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def figures(items: Sequence[Held]) -> FoldFigures:
+    n = len(items)
+    sup = sum(h.human for h in items)
+    decided = [h for h in items if h.verdict is not None]
+    says_sup = [h for h in decided if h.verdict == "supports"]
+    says_not = [h for h in decided if h.verdict == "not_supports"]
+    agree = sum((h.verdict == "supports") == h.human for h in decided)
+    fs = sum(not h.human for h in says_sup)
+    fr = sum(h.human for h in says_not)
+    valid = [h for h in items if h.scored.valid]
+    abstained = [h for h in valid if h.verdict is None]
+    caught = sum(
+        not h.human and (h.verdict == "not_supports" or (h.scored.valid and h.verdict is None))
+        for h in items
+    )
+    by: dict[str, int] = {}
+    for h in decided:
+        key = h.tier or "structural"
+        by[key] = by.get(key, 0) + 1
+    return FoldFigures(
+        n=n,
+        supported=sup,
+        unsupported=n - sup,
+        decided=len(decided),
+        abstained=len(abstained),
+        agreement=_r(agree, len(decided)),
+        agreement_supports=_r(len(says_sup) - fs, len(says_sup)),
+        agreement_not_supports=_r(len(says_not) - fr, len(says_not)),
+        decision_coverage=_r(len(decided), n),
+        decision_coverage_valid=_r(sum(h.verdict is not None for h in valid), len(valid)),
+        false_supports=fs,
+        false_support_rate=_r(fs, n - sup),
+        false_rejects=fr,
+        unsupported_caught=_r(caught, n - sup),
+        decided_by=dict(sorted(by.items())),
+    )
+
+
+def apply_held_out(spec: CascadeSpec, scored: Sequence[Scored], rows: dict[int, Row]) -> list[Held]:
+    """Run each held-out citation through ``spec``; ``rows`` maps scored index → its Row."""
+    idx = sorted(rows)
+    probs: dict[int, float] = {}
+    if spec.verifier is not None and idx:
+        x = feature_matrix([rows[i].features for i in idx])
+        probs = dict(zip(idx, spec.verifier.predict(x).tolist(), strict=True))
+    out: list[Held] = []
+    for i, s in enumerate(scored):
+        if s.row is None:
+            out.append(Held(s, None, None))
+        elif not s.row.valid:
+            out.append(Held(s, "structural", "not_supports"))
+        else:
+            r = rows[i]
+            decision = run_cascade(spec, Item(rule=r.rule, local=probs.get(i), human=r.human))
+            out.append(Held(s, *decision) if decision else Held(s, None, None))
+    return out
+
+
+def leave_one_package_out(
+    scored: Sequence[Scored],
+    rows: dict[int, Row],
+    agreement: dict[str, float],
+    delta: float,
+    progress: Callable[[str], None] | None = None,
+) -> FoldReport:
+    """Fit on every package but one, apply to that one, for each package."""
+    packages = sorted({s.package for s in scored})
+    held: list[Held] = []
+    thresholds: dict[str, dict[str, dict[str, float | None]]] = {}
+    for pkg in packages:
+        if progress is not None:
+            progress(pkg)
+        train = [rows[i] for i in sorted(rows) if scored[i].package != pkg]
+        spec = fit_cascade(train, agreement, delta, {"source": f"groundtruth without {pkg}"})
+        test_idx = [i for i, s in enumerate(scored) if s.package == pkg]
+        part = apply_held_out(
+            spec,
+            [scored[i] for i in test_idx],
+            {k: rows[i] for k, i in enumerate(test_idx) if i in rows},
+        )
+        held.extend(part)
+        thresholds[pkg] = {
+            t.name: {v: th.value for v, th in t.thresholds.items()} for t in spec.tiers
+        }
+    origins = sorted({h.scored.label.origin for h in held})
+    return FoldReport(
+        agreement=agreement,
+        delta=delta,
+        overall=figures(held),
+        by_origin={o: figures([h for h in held if h.scored.label.origin == o]) for o in origins},
+        by_package={p: figures([h for h in held if h.scored.package == p]) for p in packages},
+        by_origin_package={
+            o: {
+                p: figures(part)
+                for p in packages
+                if (
+                    part := [
+                        h for h in held if h.scored.package == p and h.scored.label.origin == o
+                    ]
+                )
+            }
+            for o in origins
+        },
+        thresholds=thresholds,
+    )
+
+
+__all__ = [
+    "FoldFigures",
+    "FoldReport",
+    "Held",
+    "apply_held_out",
+    "figures",
+    "leave_one_package_out",
+]

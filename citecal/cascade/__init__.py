@@ -1,0 +1,43 @@
+"""Trust or escalate: verifiers with thresholds set on people's labels (README "The cascade")."""
+
+from citecal.cascade._cascade import (
+    VERDICTS,
+    CascadeSpec,
+    Item,
+    Tier,
+    TierSpec,
+    TierThreshold,
+    calibrate_cascade,
+    load_cascade,
+    parse_agreement,
+    run_cascade,
+    save_cascade,
+)
+from citecal.cascade._features import FEATURE_NAMES, FeatureInput, feature_matrix, features
+from citecal.cascade._thresholds import Threshold, fixed_sequence, min_labels
+from citecal.cascade._verifier import LocalVerifier, load_verifier, save_verifier, train_verifier
+
+__all__ = [
+    "FEATURE_NAMES",
+    "VERDICTS",
+    "CascadeSpec",
+    "FeatureInput",
+    "Item",
+    "LocalVerifier",
+    "Threshold",
+    "Tier",
+    "TierSpec",
+    "TierThreshold",
+    "calibrate_cascade",
+    "feature_matrix",
+    "features",
+    "fixed_sequence",
+    "load_cascade",
+    "load_verifier",
+    "min_labels",
+    "parse_agreement",
+    "run_cascade",
+    "save_cascade",
+    "save_verifier",
+    "train_verifier",
+]

@@ -1,0 +1,190 @@
+"""``eval --cascade``: each tier decides what its calibrated thresholds allow.
+
+README "The cascade".
+
+Runs between the rule check and the judge. A rule verdict stands only when the
+cascade's rules tier may give that verdict; every other valid citation goes to
+the local verifier, and what it is not confident about escalates to the judge
+tiers, or, without a judge, abstains: ``unverified``, "needs a person",
+suggested action ``annotate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from citecal.cascade._cascade import VERDICTS, CascadeSpec, Item, decides, predict
+from citecal.cascade._features import FeatureInput, feature_matrix
+from citecal.models import CascadeSummary, Verdict
+
+if TYPE_CHECKING:
+    from citecal.aggregate import Outcome
+    from citecal.source import SourceStore
+
+CONTEXT_LINES = 3
+"""Lines above a range the verifier reads: where an enclosing signature sits."""
+
+
+def rule_decision(outcome: Outcome) -> str | None:
+    """The rule check's own decided verdict, or None when it left the claim open."""
+    v = outcome.verdict
+    if v is None or outcome.route == "judge" or v.method != "extractive":
+        return None
+    return v.verdict if v.verdict in VERDICTS else None
+
+
+def feature_input(outcome: Outcome, context_before: str) -> FeatureInput:
+    v = outcome.verdict
+    cls = outcome.classification
+    return FeatureInput(
+        claim=outcome.extracted.claim_text,
+        code=outcome.validation.cited_content or "",
+        context_before=context_before,
+        mode=cls.mode if cls is not None else None,
+        rule_verdict=rule_decision(outcome) or "unverified",
+        matched=len(v.matched_terms) if v is not None else 0,
+        missing=len(v.missing_terms) if v is not None else 0,
+    )
+
+
+def context_before(store: SourceStore, outcome: Outcome) -> str:
+    c = outcome.extracted.citation
+    if c.start_line <= 1:
+        return ""
+    try:
+        return store.read(c.file_path).lines(max(1, c.start_line - CONTEXT_LINES), c.start_line - 1)
+    except Exception:
+        return ""
+
+
+def _confidence(conf: float) -> str:
+    return "high" if conf >= 0.9 else "medium" if conf >= 0.75 else "low"
+
+
+def abstain(base: Verdict | None, why: str) -> Verdict:
+    """A claim for a person: unverified, the evidence so far kept in the reasoning."""
+    kept = base or Verdict(verdict="unverified", method="local", confidence="low")
+    return replace(
+        kept,
+        verdict="unverified",
+        confidence="low",
+        abstained=True,
+        reasoning=f"needs a person: {why}." + (f" {kept.reasoning}" if kept.reasoning else ""),
+    )
+
+
+def pre_judge(
+    outcomes: Sequence[Outcome], spec: CascadeSpec, store: SourceStore, has_judge: bool
+) -> tuple[list[Outcome], list[int], dict[str, int]]:
+    """Rules and local tiers. Returns (outcomes, indexes for the judge, decisions per tier)."""
+    out = list(outcomes)
+    decided_by: dict[str, int] = {}
+    rules = spec.tier("rules")
+    local = spec.tier("local")
+    todo = [i for i, o in enumerate(out) if o.validation.valid and o.verdict is not None]
+    open_: list[int] = []
+    for i in todo:
+        rule = rule_decision(out[i])
+        if rules is not None and rule is not None and decides(rules, rule, 1.0):
+            decided_by[rules.name] = decided_by.get(rules.name, 0) + 1
+        else:
+            open_.append(i)
+    probs: dict[int, float] = {}
+    if local is not None and spec.verifier is not None and open_:
+        x = feature_matrix([feature_input(out[i], context_before(store, out[i])) for i in open_])
+        probs = dict(zip(open_, spec.verifier.predict(x).tolist(), strict=True))
+    escalate: list[int] = []
+    for i in open_:
+        o = out[i]
+        p = probs.get(i)
+        pred = predict("local", Item(rule=None, local=p)) if p is not None else None
+        if local is not None and pred is not None and decides(local, *pred):
+            verdict, conf = pred
+            th = local.thresholds[verdict]
+            base = o.verdict
+            assert base is not None
+            out[i] = replace(
+                o,
+                route="cascade",
+                verdict=replace(
+                    base,
+                    verdict=verdict,  # type: ignore[arg-type]
+                    method="local",
+                    confidence=_confidence(conf),  # type: ignore[arg-type]
+                    score=round(float(p), 4) if p is not None else None,
+                    model=spec.verifier.version if spec.verifier is not None else None,
+                    prompt_version=None,
+                    reasoning=(
+                        f"local verifier: P(supports) = {p:.2f}; decides {verdict} at "
+                        f"confidence >= {th.value} (calibrated on {th.n} labels). "
+                        + (base.reasoning or "")
+                    ).strip(),
+                ),
+            )
+            decided_by[local.name] = decided_by.get(local.name, 0) + 1
+        elif has_judge:
+            escalate.append(i)
+        else:
+            why = "no tier of the cascade is confident enough" + (
+                f" (local verifier P(supports) = {p:.2f})" if p is not None else ""
+            )
+            out[i] = replace(o, route="cascade", verdict=abstain(o.verdict, why))
+    return out, escalate, decided_by
+
+
+def post_judge(
+    outcomes: Sequence[Outcome], indexes: Sequence[int], spec: CascadeSpec, model: str | None
+) -> tuple[list[Outcome], dict[str, int]]:
+    """Judge tiers: the judge's verdict stands only above its calibrated threshold."""
+    out = list(outcomes)
+    decided_by: dict[str, int] = {}
+    tier = spec.tier("judge", model)
+    for i in indexes:
+        v = out[i].verdict
+        if v is None or v.verdict == "unverified" or v.abstained:
+            continue
+        if tier is None:  # a judge the cascade was not calibrated for decides as without one
+            name = f"judge:{model} (uncalibrated)"
+            decided_by[name] = decided_by.get(name, 0) + 1
+            continue
+        pred = predict(
+            "judge",
+            Item(
+                rule=None,
+                local=None,
+                judges={tier.model or "": v.score if v.score is not None else float("nan")},
+            ),
+            tier.model,
+        )
+        if pred is not None and decides(tier, *pred):
+            decided_by[tier.name] = decided_by.get(tier.name, 0) + 1
+        else:
+            out[i] = replace(
+                out[i], verdict=abstain(v, f"the judge {model} is not confident enough")
+            )
+    return out, decided_by
+
+
+def summary_of(spec: CascadeSpec, decided_by: dict[str, int], abstained: int) -> CascadeSummary:
+    n = spec.labels.get("n", 0)
+    return CascadeSummary(
+        decided_by=dict(sorted(decided_by.items())),
+        abstained=abstained,
+        agreement=spec.agreement,
+        delta=spec.delta,
+        labels=int(n) if isinstance(n, int | float) else 0,
+        source=str(spec.labels.get("source", "")),
+    )
+
+
+__all__ = [
+    "abstain",
+    "context_before",
+    "feature_input",
+    "post_judge",
+    "pre_judge",
+    "rule_decision",
+    "summary_of",
+]

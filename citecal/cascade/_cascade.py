@@ -1,0 +1,267 @@
+"""The cascade: rules → local verifier → judges, each deciding only where people's labels
+say it may (README "The cascade").
+
+A cascade file (JSON, schema_version 1) lists the tiers in order with a
+threshold per verdict chosen by :func:`citecal.cascade.fixed_sequence` on human
+labels, the agreement asked for, δ, what the labels were, and the local
+verifier's parameters inline, so one file is everything ``eval --cascade``
+needs and nothing in it can run code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from citecal._io import atomic_write_text, read_text_file
+from citecal.cascade._thresholds import Threshold, fixed_sequence
+from citecal.cascade._verifier import LocalVerifier
+from citecal.errors import InputError
+
+SCHEMA_VERSION: Literal[1] = 1
+VERDICTS: tuple[str, str] = ("supports", "not_supports")
+TierKind = Literal["rules", "local", "judge"]
+DEFAULT_CASCADE = "default_cascade.json"
+
+
+class TierThreshold(BaseModel):
+    """One verdict of one tier: decide at confidence ≥ ``value`` (never when null)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: float | None
+    n: int = Field(description="Calibration labels decided at this threshold.")
+    errors: int = Field(description="Of those, people disagree.")
+    candidates: int = Field(description="Labels reaching the tier with this predicted verdict.")
+    agreement: float | None
+    interval: tuple[float, float] | None = Field(description="Clopper-Pearson 95% of agreement.")
+    p_value: float | None
+
+    @classmethod
+    def of(cls, t: Threshold) -> TierThreshold:
+        return cls(
+            value=t.value,
+            n=t.n,
+            errors=t.errors,
+            candidates=t.candidates,
+            agreement=t.agreement,
+            interval=t.interval(),
+            p_value=t.p_value,
+        )
+
+
+class Tier(BaseModel):
+    """A tier and its calibrated thresholds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    kind: TierKind
+    model: str | None = Field(None, description="The judge model of a judge tier.")
+    thresholds: dict[str, TierThreshold]
+    reached: int = Field(0, description="Calibration labels that reached this tier.")
+    decided: int = Field(0, description="Of those, decided here.")
+    cost_per_1000: float | None = Field(None, description="USD per 1 000 claims decided here.")
+
+
+class CascadeSpec(BaseModel):
+    """``--cascade FILE`` (schema_version 1)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    agreement: dict[str, float] = Field(description="Per verdict: the agreement guaranteed.")
+    delta: float = Field(description="Probability that the guarantee fails.")
+    labels: dict[str, object] = Field(description="What the thresholds rest on: n, source, hash.")
+    tiers: list[Tier]
+    abstained: int = Field(0, description="Calibration labels no tier decided.")
+    verifier: LocalVerifier | None = None
+
+    def tier(self, kind: TierKind, model: str | None = None) -> Tier | None:
+        for t in self.tiers:
+            if t.kind == kind and (model is None or t.model == model):
+                return t
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One labelled citation as the cascade sees it."""
+
+    rule: str | None
+    """The rule check's decided verdict (supports / not_supports) or None."""
+    local: float | None
+    """The local verifier's support probability."""
+    judges: dict[str, float] = field(default_factory=dict)
+    """Judge model → support score."""
+    human: bool = False
+    """People's consensus: supports (score ≥ 2)."""
+
+
+def predict(kind: TierKind, item: Item, model: str | None = None) -> tuple[str, float] | None:
+    """(verdict, confidence) the tier gives ``item``, or None when it has nothing to say."""
+    if kind == "rules":
+        return (item.rule, 1.0) if item.rule in VERDICTS else None
+    p = item.local if kind == "local" else item.judges.get(model or "")
+    if p is None or not np.isfinite(p):
+        return None
+    return ("supports", float(p)) if p >= 0.5 else ("not_supports", float(1.0 - p))
+
+
+def decides(tier: Tier, verdict: str, confidence: float) -> bool:
+    t = tier.thresholds.get(verdict)
+    return t is not None and t.value is not None and confidence >= t.value
+
+
+@dataclass(frozen=True)
+class TierSpec:
+    """A tier to calibrate: its kind, judge model and cost per claim (USD)."""
+
+    kind: TierKind
+    model: str | None = None
+    cost_per_claim: float | None = None
+
+    @property
+    def name(self) -> str:
+        return f"judge:{self.model}" if self.kind == "judge" else self.kind
+
+
+def calibrate_cascade(
+    items: Sequence[Item],
+    tiers: Sequence[TierSpec],
+    agreement: dict[str, float],
+    delta: float,
+    labels: dict[str, object],
+    verifier: LocalVerifier | None = None,
+) -> CascadeSpec:
+    """Thresholds for every tier, in order, on the labels that reach it.
+
+    δ is split evenly over the (tier, verdict) tests (a union bound), so all the
+    guarantees hold together with probability ≥ 1 − δ.
+    """
+    tests = max(1, len(tiers) * len(VERDICTS))
+    remaining = list(range(len(items)))
+    out: list[Tier] = []
+    for spec in tiers:
+        reached = len(remaining)
+        thresholds: dict[str, TierThreshold] = {}
+        decided: set[int] = set()
+        for verdict in VERDICTS:
+            idx: list[int] = []
+            conf: list[float] = []
+            for i in remaining:
+                pred = predict(spec.kind, items[i], spec.model)
+                if pred is not None and pred[0] == verdict:
+                    idx.append(i)
+                    conf.append(pred[1])
+            ok = [items[i].human == (verdict == "supports") for i in idx]
+            th = fixed_sequence(conf, ok, 1.0 - agreement[verdict], delta / tests)
+            thresholds[verdict] = TierThreshold.of(th)
+            if th.value is not None:
+                decided.update(i for i, c in zip(idx, conf, strict=True) if c >= th.value)
+        remaining = [i for i in remaining if i not in decided]
+        cost = None if spec.cost_per_claim is None else round(spec.cost_per_claim * 1000, 6)
+        out.append(
+            Tier(
+                name=spec.name,
+                kind=spec.kind,
+                model=spec.model,
+                thresholds=thresholds,
+                reached=reached,
+                decided=len(decided),
+                cost_per_1000=cost,
+            )
+        )
+    return CascadeSpec(
+        agreement=dict(agreement),
+        delta=delta,
+        labels=labels,
+        tiers=out,
+        abstained=len(remaining),
+        verifier=verifier,
+    )
+
+
+def run_cascade(spec: CascadeSpec, item: Item) -> tuple[str, str] | None:
+    """(tier name, verdict) of the first tier that decides ``item``; None: abstain."""
+    for tier in spec.tiers:
+        pred = predict(tier.kind, item, tier.model)
+        if pred is not None and decides(tier, *pred):
+            return tier.name, pred[0]
+    return None
+
+
+def parse_agreement(text: str) -> dict[str, float]:
+    """``0.95`` (both verdicts) or ``supports=0.98,not_supports=0.90``.
+
+    Raises:
+        InputError: not a level in (0, 1), or an unknown verdict.
+    """
+    levels: dict[str, float] = {}
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    try:
+        if len(parts) == 1 and "=" not in parts[0]:
+            levels = {v: float(parts[0]) for v in VERDICTS}
+        else:
+            for part in parts:
+                key, _, value = part.partition("=")
+                if key.strip() not in VERDICTS:
+                    raise InputError(
+                        f"--agreement: unknown verdict {key.strip()!r} (supports, not_supports)"
+                    )
+                levels[key.strip()] = float(value)
+    except ValueError:
+        raise InputError(f"--agreement: not a number in {text!r}") from None
+    if set(levels) != set(VERDICTS):
+        raise InputError(
+            "--agreement: give one level, or one for supports and one for not_supports"
+        )
+    if not all(0.5 <= v < 1.0 for v in levels.values()):  # NaN fails too
+        raise InputError("--agreement: each level must be in [0.5, 1)")
+    return levels
+
+
+def load_cascade(path: Path | str) -> CascadeSpec:
+    """A cascade file, or ``default`` for the one shipped in the package."""
+    if str(path) == "default":
+        text = resources.files("citecal.cascade").joinpath(DEFAULT_CASCADE).read_text("utf-8")
+        where = "the shipped default cascade"
+    else:
+        text = read_text_file(Path(path), "cascade file")
+        where = str(path)
+    try:
+        return CascadeSpec.model_validate(json.loads(text))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"{where}: not a citecal cascade file: {exc}") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        at = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"{where}: not a citecal cascade file: {at}: {err['msg']}") from None
+
+
+def save_cascade(path: Path, spec: CascadeSpec) -> None:
+    atomic_write_text(path, spec.model_dump_json(indent=2) + "\n")
+
+
+__all__ = [
+    "VERDICTS",
+    "CascadeSpec",
+    "Item",
+    "Tier",
+    "TierSpec",
+    "TierThreshold",
+    "calibrate_cascade",
+    "decides",
+    "load_cascade",
+    "parse_agreement",
+    "predict",
+    "run_cascade",
+    "save_cascade",
+]

@@ -1,0 +1,243 @@
+"""Offline features of a (claim, cited lines) pair for the local verifier (README "The cascade").
+
+Everything here is computable without a network or a model download, from what
+both an evaluation row and a pulled annotation row carry: the claim, the cited
+lines, the lines just above them (where an enclosing definition's signature
+sits), the rule check's evidence (terms matched and missing, its verdict) and
+the claim's mode. The same function feeds training and prediction, so the
+shipped model and a team's retrained one see the same columns.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from rapidfuzz import fuzz
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "matched_terms",
+    "missing_terms",
+    "matched_share",
+    "rule_supports",
+    "rule_not_supports",
+    "rule_undecided",
+    "mode_extractive",
+    "mode_abstractive",
+    "code_names",
+    "code_names_in_range",
+    "code_names_in_context",
+    "word_overlap",
+    "word_overlap_context",
+    "fuzzy_token_set",
+    "numbers",
+    "numbers_in_range",
+    "negation",
+    "quantifier",
+    "design_words",
+    "claim_words_log",
+    "range_lines_log",
+    "comment_share",
+)
+
+_BACKTICK = re.compile(r"`([^`\n]{1,80})`")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)?")
+_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_CITATION = re.compile(r"\[[^\[\]\n]{1,300}\]")
+_NEGATION = frozenset(["not", "never", "no", "without", "cannot", "neither", "nor", "none"])
+_QUANTIFIER = frozenset(["all", "every", "each", "always", "only", "any", "both"])
+_DESIGN = frozenset(
+    [
+        "so",
+        "because",
+        "purpose",
+        "design",
+        "designed",
+        "intended",
+        "allows",
+        "lets",
+        "ensures",
+        "avoid",
+        "avoids",
+        "rather",
+        "instead",
+        "keeps",
+        "makes",
+    ]
+)
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "with",
+        "by",
+        "from",
+        "is",
+        "are",
+        "was",
+        "be",
+        "this",
+        "that",
+        "it",
+        "its",
+        "as",
+        "at",
+        "which",
+        "when",
+        "then",
+        "than",
+        "into",
+        "out",
+        "if",
+        "else",
+        "also",
+        "can",
+        "may",
+        "will",
+        "would",
+        "so",
+        "such",
+        "these",
+        "those",
+        "their",
+        "there",
+        "each",
+        "all",
+        "any",
+        "one",
+        "two",
+        "has",
+        "have",
+        "had",
+        "does",
+        "do",
+        "not",
+        "no",
+        "only",
+        "uses",
+        "use",
+        "using",
+        "used",
+        "returns",
+        "return",
+        "function",
+        "method",
+        "class",
+        "value",
+        "values",
+        "call",
+        "calls",
+        "called",
+        "line",
+        "lines",
+        "code",
+        "file",
+    ]
+)
+_COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|\"\"\"|''')")
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureInput:
+    """What the verifier reads about one citation."""
+
+    claim: str
+    code: str
+    context_before: str = ""
+    mode: str | None = None
+    rule_verdict: str | None = None  # the rule check's verdict, unverified when it did not decide
+    matched: int = 0
+    missing: int = 0
+
+
+def _parts(text: str) -> set[str]:
+    """Lower-cased words and identifier parts (``getUserName`` → get, user, name)."""
+    out: set[str] = set()
+    for word in _WORD.findall(text):
+        low = word.lower()
+        out.add(low)
+        for piece in word.split("_"):
+            for part in _CAMEL.findall(piece):
+                out.add(part.lower())
+    return out
+
+
+def _share(found: int, total: int, empty: float = 0.5) -> float:
+    return found / total if total else empty
+
+
+def features(item: FeatureInput) -> NDArray[np.float64]:
+    """One row of :data:`FEATURE_NAMES` for ``item``."""
+    claim = _CITATION.sub(" ", item.claim)
+    code = item.code
+    code_low = code.lower()
+    context_low = item.context_before.lower()
+    names = [n.strip() for n in _BACKTICK.findall(claim) if n.strip()]
+    name_keys = [
+        re.split(r"[(\s]", n.lower(), maxsplit=1)[0].split(".")[-1] or n.lower() for n in names
+    ]
+    in_range = sum(k in code_low for k in name_keys)
+    in_context = sum(k in code_low or k in context_low for k in name_keys)
+    claim_words = [
+        w for w in (x.lower() for x in _WORD.findall(claim)) if len(w) > 2 and w not in _STOP
+    ]
+    code_parts = _parts(code)
+    context_parts = code_parts | _parts(item.context_before)
+    overlap = sum(w in code_parts for w in claim_words)
+    overlap_ctx = sum(w in context_parts for w in claim_words)
+    numbers = _NUMBER.findall(claim)
+    numbers_found = sum(
+        bool(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d])", code)) for n in numbers
+    )
+    tokens = {w.lower() for w in _WORD.findall(claim)}
+    lines = code.splitlines() or [""]
+    comments = sum(bool(_COMMENT.match(line)) for line in lines)
+    rule = item.rule_verdict or "unverified"
+    total_terms = item.matched + item.missing
+    row = (
+        float(item.matched),
+        float(item.missing),
+        _share(item.matched, total_terms),
+        float(rule == "supports"),
+        float(rule == "not_supports"),
+        float(rule not in ("supports", "not_supports")),
+        float(item.mode == "extractive"),
+        float(item.mode == "abstractive"),
+        float(len(names)),
+        _share(in_range, len(names), 1.0),
+        _share(in_context, len(names), 1.0),
+        _share(overlap, len(claim_words)),
+        _share(overlap_ctx, len(claim_words)),
+        fuzz.token_set_ratio(claim.lower(), code_low[:4000]) / 100.0,
+        float(len(numbers)),
+        _share(numbers_found, len(numbers), 1.0),
+        float(bool(tokens & _NEGATION)),
+        float(bool(tokens & _QUANTIFIER)),
+        float(bool(tokens & _DESIGN)),
+        math.log1p(len(claim_words)),
+        math.log1p(len(lines)),
+        comments / len(lines),
+    )
+    return np.asarray(row, dtype=np.float64)
+
+
+def feature_matrix(items: list[FeatureInput]) -> NDArray[np.float64]:
+    """Rows of :func:`features`, one per item (shape ``(len(items), len(FEATURE_NAMES))``)."""
+    if not items:
+        return np.zeros((0, len(FEATURE_NAMES)))
+    return np.vstack([features(i) for i in items])
+
+
+__all__ = ["FEATURE_NAMES", "FeatureInput", "feature_matrix", "features"]

@@ -1,0 +1,105 @@
+"""Labelled rows for the cascade: from evaluation rows or pulled annotations, and folds.
+
+Training data is one :class:`Row` per labelled, structurally valid citation: the
+verifier's features, the rule check's own decision, people's support label and
+the group it belongs to (a package for the ground truth, a report for pulled
+annotations). Anything learnt or tuned is scored out of sample: probabilities
+for threshold selection come from leave-one-group-out fits (README "The cascade").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from citecal.cascade._cascade import (
+    VERDICTS,
+    CascadeSpec,
+    Item,
+    TierSpec,
+    calibrate_cascade,
+)
+from citecal.cascade._features import FeatureInput, feature_matrix
+from citecal.cascade._verifier import LocalVerifier, train_verifier
+from citecal.models import CitationResult
+
+LOCAL_TIERS: tuple[TierSpec, ...] = (TierSpec("rules"), TierSpec("local"))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One labelled citation as training data."""
+
+    group: str
+    features: FeatureInput
+    rule: str | None
+    human: bool
+    judges: tuple[tuple[str, float], ...] = ()
+
+
+def rule_of(row: CitationResult) -> str | None:
+    """The rule check's decided verdict in an evaluation row."""
+    if row.method == "extractive" and row.verdict in VERDICTS:
+        return row.verdict
+    return None
+
+
+def input_of(row: CitationResult, context_before: str) -> FeatureInput:
+    """Features input of an evaluation row (``eval`` without a judge)."""
+    return FeatureInput(
+        claim=row.claim,
+        code=row.cited_code or "",
+        context_before=context_before,
+        mode=row.mode,
+        rule_verdict=rule_of(row) or "unverified",
+        matched=len(row.matched_terms),
+        missing=len(row.missing_terms),
+    )
+
+
+def out_of_fold(rows: Sequence[Row], c: float = 1.0) -> NDArray[np.float64]:
+    """Each row's support probability from a verifier fit without its group."""
+    x = feature_matrix([r.features for r in rows])
+    y = np.asarray([r.human for r in rows], dtype=bool)
+    groups = np.asarray([r.group for r in rows])
+    probs = np.full(len(rows), np.nan)
+    for g in sorted(set(groups.tolist())):
+        test = groups == g
+        train = ~test
+        if train.sum() < 10 or len(set(y[train].tolist())) < 2:
+            continue
+        probs[test] = train_verifier(x[train], y[train], c=c).predict(x[test])
+    return probs
+
+
+def fit_cascade(
+    rows: Sequence[Row],
+    agreement: dict[str, float],
+    delta: float,
+    labels: dict[str, object],
+    tiers: Sequence[TierSpec] = LOCAL_TIERS,
+    c: float = 1.0,
+) -> CascadeSpec:
+    """Train the verifier on every row, set thresholds on out-of-fold probabilities."""
+    x = feature_matrix([r.features for r in rows])
+    y = np.asarray([r.human for r in rows], dtype=bool)
+    verifier: LocalVerifier = train_verifier(
+        x, y, c=c, meta={"n": len(rows), "supported": int(y.sum()), "source": labels.get("source")}
+    )
+    oof = out_of_fold(rows, c)
+    items = [
+        Item(
+            rule=r.rule,
+            local=float(p) if np.isfinite(p) else None,
+            judges=dict(r.judges),
+            human=r.human,
+        )
+        for r, p in zip(rows, oof, strict=True)
+    ]
+    return calibrate_cascade(items, tiers, agreement, delta, {**labels, "n": len(rows)}, verifier)
+
+
+__all__ = ["LOCAL_TIERS", "Row", "fit_cascade", "input_of", "out_of_fold", "rule_of"]

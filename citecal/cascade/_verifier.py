@@ -1,0 +1,117 @@
+"""The local verifier: a logistic model over offline features (README "The cascade").
+
+Trained with scikit-learn, stored as plain JSON — feature names, the scaler's
+means and scales, coefficients and intercept — so loading a model file reads
+numbers and cannot run code (no pickle, no joblib). Prediction is a dot product
+with numpy; scikit-learn is needed only to train.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from citecal._io import atomic_write_text, read_text_file
+from citecal.cascade._features import FEATURE_NAMES
+from citecal.errors import InputError
+
+MODEL_SCHEMA_VERSION = 1
+
+
+class LocalVerifier(BaseModel):
+    """A trained verifier: P(the cited lines support the claim) from :data:`FEATURE_NAMES`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: int = MODEL_SCHEMA_VERSION
+    kind: str = Field("logistic", description="The only kind: standardised logistic regression.")
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    trained_on: dict[str, object] = Field(default_factory=dict, description="Labels, sets, hash.")
+
+    @model_validator(mode="after")
+    def _shapes(self) -> LocalVerifier:
+        n = len(self.features)
+        if not (len(self.mean) == len(self.scale) == len(self.coef) == n):
+            raise ValueError("features, mean, scale and coef must have the same length")
+        if tuple(self.features) != FEATURE_NAMES:
+            raise ValueError("model features differ from this citecal's; retrain it")
+        values = [*self.mean, *self.scale, *self.coef, self.intercept]
+        if not all(np.isfinite(values)) or any(s <= 0 for s in self.scale):
+            raise ValueError("model parameters must be finite, scales positive")
+        return self
+
+    def predict(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Support probabilities for the rows of ``x``."""
+        if x.shape[0] == 0:
+            return np.zeros(0)
+        z = (x - np.asarray(self.mean)) / np.asarray(self.scale)
+        logit = z @ np.asarray(self.coef) + self.intercept
+        out: NDArray[np.float64] = 1.0 / (1.0 + np.exp(-np.clip(logit, -40, 40)))
+        return out
+
+    @property
+    def version(self) -> str:
+        """A short content hash, recorded on every verdict the verifier gives."""
+        blob = json.dumps([self.coef, self.intercept, self.mean, self.scale]).encode()
+        return "local@" + hashlib.sha256(blob).hexdigest()[:10]
+
+
+def train_verifier(
+    x: NDArray[np.float64],
+    y: NDArray[np.bool_],
+    *,
+    c: float = 1.0,
+    meta: dict[str, object] | None = None,
+) -> LocalVerifier:
+    """Fit the verifier on feature rows ``x`` and people's support labels ``y``.
+
+    Raises:
+        InputError: fewer than 10 labels, or labels of one class only.
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    if len(y) < 10 or len(set(y.tolist())) < 2:
+        raise InputError(
+            f"the local verifier needs at least 10 labels of both kinds (got {len(y)}, "
+            f"{int(np.sum(y))} supported)"
+        )
+    scaler = StandardScaler().fit(x)
+    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
+    model = LogisticRegression(C=c, max_iter=2000).fit((x - scaler.mean_) / scale, y)
+    return LocalVerifier(
+        features=list(FEATURE_NAMES),
+        mean=[float(v) for v in scaler.mean_],
+        scale=[float(v) for v in scale],
+        coef=[float(v) for v in model.coef_[0]],
+        intercept=float(model.intercept_[0]),
+        trained_on=dict(meta or {}),
+    )
+
+
+def load_verifier(path: Path) -> LocalVerifier:
+    """Read a model file (JSON only; see the module docstring)."""
+    try:
+        return LocalVerifier.model_validate(json.loads(read_text_file(path, "verifier model")))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"{path}: not a citecal verifier model: {exc}") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"{path}: not a citecal verifier model: {where}: {err['msg']}") from None
+
+
+def save_verifier(path: Path, model: LocalVerifier) -> None:
+    atomic_write_text(path, model.model_dump_json(indent=2) + "\n")
+
+
+__all__ = ["LocalVerifier", "load_verifier", "save_verifier", "train_verifier"]
