@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -155,7 +156,7 @@ def analyse(
             if progress is not None and (n % 500 == 0 or n == total):
                 progress(n, total)
     return Analysis(
-        outcomes=outcomes,
+        outcomes=credit_siblings(outcomes),
         total_claims=total_claims,
         cited_claims=cited_claims,
         uncited_claims=[c.text for c in claims if not c.cited],
@@ -276,6 +277,62 @@ def _analyse_parallel(
     finally:
         _PARENT = None
     return [o for o in outcomes if o is not None]
+
+
+_NAME_TOKEN = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def credit_siblings(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """A citation is never rejected for lacking what its sentence's other citations show.
+
+    A sentence with several citations (``… [a] [b]``) is supported by its ranges
+    together (ALCE's citation recall; README "The cascade"): when a rule
+    rejected one range because a name is missing and a sibling range of the
+    same sentence shows that name, the rejection is withdrawn and the judge
+    (or the cascade) decides.
+    """
+    groups: dict[tuple[int, str], list[int]] = {}
+    for i, o in enumerate(outcomes):
+        groups.setdefault((o.extracted.paragraph_index, o.extracted.claim_text), []).append(i)
+    out = list(outcomes)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for i in members:
+            o = out[i]
+            v = o.verdict
+            if v is None or v.verdict != "not_supports" or v.method != "extractive":
+                continue
+            for j in members:
+                sib = outcomes[j]
+                if j == i or not sib.validation.valid:
+                    continue
+                tokens = {
+                    t.lower() for t in _NAME_TOKEN.findall(sib.validation.cited_content or "")
+                }
+                shown = [
+                    m
+                    for m in v.missing_terms
+                    if (key := m.strip("`").split("(")[0].split(".")[-1].lower()) and key in tokens
+                ]
+                if shown:
+                    names = ", ".join(f"`{m.strip('`')}`" for m in shown)
+                    out[i] = replace(
+                        o,
+                        route="judge",
+                        verdict=replace(
+                            v,
+                            verdict="unverified",
+                            confidence="low",
+                            reasoning=(
+                                f"{names} shown by the sentence's other citation "
+                                f"{sib.extracted.citation}: the claim is judged with all its "
+                                f"citations. {v.reasoning}"
+                            ),
+                        ),
+                    )
+                    break
+    return out
 
 
 def _analyse_one(ex: ExtractedCitation, files: _FileCache, config: Config) -> Outcome:

@@ -46,6 +46,7 @@ def feature_input(outcome: Outcome, context_before: str) -> FeatureInput:
         rule_verdict=rule_decision(outcome) or "unverified",
         matched=len(v.matched_terms) if v is not None else 0,
         missing=len(v.missing_terms) if v is not None else 0,
+        hint=v is not None and v.hint is not None,
     )
 
 

@@ -41,6 +41,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "claim_words_log",
     "range_lines_log",
     "comment_share",
+    "hint_elsewhere",
+    "edge_lines_blank",
 )
 
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
@@ -160,6 +162,7 @@ class FeatureInput:
     rule_verdict: str | None = None  # the rule check's verdict, unverified when it did not decide
     matched: int = 0
     missing: int = 0
+    hint: bool = False  # the rule check saw a missing name elsewhere in the file
 
 
 def _parts(text: str) -> set[str]:
@@ -229,6 +232,8 @@ def features(item: FeatureInput) -> NDArray[np.float64]:
         math.log1p(len(claim_words)),
         math.log1p(len(lines)),
         comments / len(lines),
+        float(item.hint and item.missing > 0),
+        float(not lines[0].strip().strip("{}();")) + float(not lines[-1].strip().strip("{}();")),
     )
     return np.asarray(row, dtype=np.float64)
 

@@ -57,6 +57,7 @@ def input_of(row: CitationResult, context_before: str) -> FeatureInput:
         rule_verdict=rule_of(row) or "unverified",
         matched=len(row.matched_terms),
         missing=len(row.missing_terms),
+        hint=row.hint is not None,
     )
 
 

@@ -185,12 +185,16 @@ class _RangeView:
 
     @property
     def enclosing(self) -> list[Definition]:
-        """Definitions that start before the range and end at or after its end."""
+        """Definitions the range starts inside: named above it, still open at its first line.
+
+        The lines a citation points at sit in a function or class whose name is
+        context, not content (README "The cascade": on natural reports ranges
+        often run a few lines past the function's end, and rejecting a claim
+        about ``mount`` for lines inside ``mount`` was a false alarm).
+        """
         if self._enclosing is None:
             self._enclosing = [
-                d
-                for d in self.index.enclosing_definitions(self.start)
-                if d.name_line < self.start and d.end_line >= self.end
+                d for d in self.index.enclosing_definitions(self.start) if d.name_line < self.start
             ]
         return self._enclosing
 
@@ -370,7 +374,7 @@ class _RangeView:
         """How a found definition is described in the reasoning."""
         if self.start <= d.name_line <= self.end:
             return f"definition at line {d.name_line}"
-        return f"definition at lines {d.start_line}-{d.end_line}, enclosing the cited range"
+        return f"definition at lines {d.start_line}-{d.end_line}, around the cited range"
 
 
 def _match_kinded(
@@ -726,6 +730,10 @@ def verify_extractive(
         refine(lambda r: not r.found and _is_required_name(r.term, negated))
         named = [r for r in results if _is_required_name(r.term, negated)]
     absent = [r for r in named if not r.found and not r.in_range]
+    if absent and file_text_lines is not None and start_line > 1:
+        results = _found_just_above(results, absent, start_line, file_text_lines)
+        named = [r for r in results if _is_required_name(r.term, negated)]
+        absent = [r for r in named if not r.found and not r.in_range]
     missing = [r for r in results if not r.found]
     if absent and len(absent) * 2 > len(named):
         names = ", ".join(_show(r.term) for r in absent)
@@ -771,6 +779,39 @@ def verify_extractive(
     return _rule_verdict(
         "unverified", "low", results, f"Rules cannot decide ({why}): the judge decides.", hint
     )
+
+
+CONTEXT_ABOVE = 3
+"""Lines above a range a reader sees with it: a signature, a decorator, a doc comment."""
+
+
+def _found_just_above(
+    results: list[TermResult],
+    absent: list[TermResult],
+    start_line: int,
+    file_text_lines: Callable[[int, int], str],
+) -> list[TermResult]:
+    """Absent names that the few lines above the range show count as context, not missing.
+
+    Where no parser knows the language's definitions (or a definition's span
+    was cut short), the signature just above a range still names the function
+    the lines belong to (README "The cascade").
+    """
+    above = file_text_lines(max(1, start_line - CONTEXT_ABOVE), start_line - 1)
+    if not above:
+        return results
+    out = list(results)
+    for i, r in enumerate(out):
+        if r not in absent:
+            continue
+        name = _last_part(r.term.text.strip("`").split("(")[0])
+        if len(name) < 2:
+            continue
+        at = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", above)
+        if at is not None:
+            line = start_line - 1 - above[at.end() :].count("\n")
+            out[i] = TermResult(r.term, True, f"just above the cited range, line {line}")
+    return out
 
 
 def _rule_verdict(
