@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean groundtruth
+.PHONY: install demo test lint bench clean groundtruth cascade
 
 install: $(STAMP)
 
@@ -28,6 +28,9 @@ test: install groundtruth
 
 groundtruth:  ## fetch the pinned package sources of datasets/groundtruth (sha256-checked)
 	$(PYTHON) datasets/groundtruth/fetch.py
+
+cascade: install groundtruth  ## retrain the shipped default cascade (README "The cascade")
+	$(BIN)/citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json
 
 lint: install
 	$(BIN)/ruff check citecal tests benchmarks

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from citecal.cascade._cascade import VERDICTS, CascadeSpec, Item, decides, predict
 from citecal.cascade._features import FeatureInput, feature_matrix
 from citecal.models import CascadeSummary, Verdict
+from citecal.source import SourceFileError
 
 if TYPE_CHECKING:
     from citecal.aggregate import Outcome
@@ -35,7 +36,9 @@ def rule_decision(outcome: Outcome) -> str | None:
     return v.verdict if v.verdict in VERDICTS else None
 
 
-def feature_input(outcome: Outcome, context_before: str) -> FeatureInput:
+def feature_input(
+    outcome: Outcome, context_before: str, file_lines: tuple[str, ...] | None = None
+) -> FeatureInput:
     v = outcome.verdict
     cls = outcome.classification
     return FeatureInput(
@@ -47,17 +50,26 @@ def feature_input(outcome: Outcome, context_before: str) -> FeatureInput:
         matched=len(v.matched_terms) if v is not None else 0,
         missing=len(v.missing_terms) if v is not None else 0,
         hint=v is not None and v.hint is not None,
+        file_lines=file_lines,
+        start_line=outcome.extracted.citation.start_line,
+        end_line=outcome.extracted.citation.end_line,
     )
 
 
-def context_before(store: SourceStore, outcome: Outcome) -> str:
-    c = outcome.extracted.citation
-    if c.start_line <= 1:
-        return ""
-    try:
-        return store.read(c.file_path).lines(max(1, c.start_line - CONTEXT_LINES), c.start_line - 1)
-    except Exception:
-        return ""
+def read_lines(store: SourceStore, path: str, cache: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The cited file's lines (read once per run); empty when it cannot be read."""
+    if path not in cache:
+        try:
+            cache[path] = tuple(store.read(path).text.splitlines())
+        except SourceFileError:
+            cache[path] = ()
+    return cache[path]
+
+
+def context_before(lines: tuple[str, ...], outcome: Outcome) -> str:
+    """The few lines above the range: where an enclosing signature sits."""
+    start = outcome.extracted.citation.start_line
+    return "\n".join(lines[max(0, start - 1 - CONTEXT_LINES) : max(0, start - 1)])
 
 
 def _confidence(conf: float) -> str:
@@ -94,7 +106,12 @@ def pre_judge(
             open_.append(i)
     probs: dict[int, float] = {}
     if local is not None and spec.verifier is not None and open_:
-        x = feature_matrix([feature_input(out[i], context_before(store, out[i])) for i in open_])
+        cache: dict[str, tuple[str, ...]] = {}
+        inputs = []
+        for i in open_:
+            lines = read_lines(store, out[i].extracted.citation.file_path, cache)
+            inputs.append(feature_input(out[i], context_before(lines, out[i]), lines))
+        x = feature_matrix(inputs)
         probs = dict(zip(open_, spec.verifier.predict(x).tolist(), strict=True))
     escalate: list[int] = []
     for i in open_:

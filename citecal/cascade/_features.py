@@ -43,6 +43,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "comment_share",
     "hint_elsewhere",
     "edge_lines_blank",
+    "window_gap",
+    "best_window_elsewhere",
 )
 
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
@@ -163,6 +165,9 @@ class FeatureInput:
     matched: int = 0
     missing: int = 0
     hint: bool = False  # the rule check saw a missing name elsewhere in the file
+    file_lines: tuple[str, ...] | None = None  # the whole cited file, when known
+    start_line: int = 0
+    end_line: int = 0
 
 
 def _parts(text: str) -> set[str]:
@@ -179,6 +184,38 @@ def _parts(text: str) -> set[str]:
 
 def _share(found: int, total: int, empty: float = 0.5) -> float:
     return found / total if total else empty
+
+
+def _window_features(item: FeatureInput, keys: set[str]) -> tuple[float, float]:
+    """How much better the best same-sized window of the file matches the claim.
+
+    Natural reports mostly miss by a few lines (README "The cascade"): when a
+    window next to the cited one holds clearly more of the claim's words and
+    names, the citation is probably misplaced. (gap share, best window elsewhere)
+    """
+    lines = item.file_lines
+    if not lines or not keys or item.start_line < 1 or item.end_line < item.start_line:
+        return 0.0, 0.0
+    width = item.end_line - item.start_line + 1
+    per_line = [_parts(line) & keys for line in lines]
+
+    def score(lo: int) -> int:
+        found: set[str] = set()
+        for words in per_line[lo : lo + width]:
+            found |= words
+        return len(found)
+
+    cited = score(item.start_line - 1)
+    step = max(1, width // 2)
+    best, best_at = cited, item.start_line - 1
+    for lo in range(0, max(1, len(lines) - width + 1), step):
+        value = score(lo)
+        if value > best:
+            best, best_at = value, lo
+    if best <= cited:
+        return 0.0, 0.0
+    elsewhere = best_at + width <= item.start_line - 1 or best_at >= item.end_line
+    return (best - cited) / best, float(elsewhere)
 
 
 def features(item: FeatureInput) -> NDArray[np.float64]:
@@ -234,6 +271,7 @@ def features(item: FeatureInput) -> NDArray[np.float64]:
         comments / len(lines),
         float(item.hint and item.missing > 0),
         float(not lines[0].strip().strip("{}();")) + float(not lines[-1].strip().strip("{}();")),
+        *_window_features(item, set(claim_words) | {k for k in name_keys if k}),
     )
     return np.asarray(row, dtype=np.float64)
 

@@ -11,11 +11,13 @@ verdicts given at that threshold on new claims of the same kind agree with peopl
 at rate ≥ 1 − α. No correction for the number of thresholds is needed because
 testing stops at the first failure.
 
-Thresholds so strict that they decide fewer calibration claims than any test
-could reject with (even with no disagreement, ``(1 − α)^n > δ``) are skipped
-before testing starts; which ones those are depends on the confidences only,
-never on people's labels, so the order of the tests stays fixed by the data's
-confidences alone.
+Testing starts at the strictest threshold that decides enough calibration
+claims for the test to have power: the fewest ``n`` with which a tier whose true
+disagreement is α/2 would pass (its median count of disagreements rejects), or
+every claim the tier could decide when there are fewer. Stricter thresholds,
+which decide too few claims for any test to reject, are skipped. Which ones
+those are depends on the confidences only, never on people's labels, so the
+order of the tests stays fixed before the labels are looked at.
 """
 
 from __future__ import annotations
@@ -74,6 +76,16 @@ def min_labels(alpha: float, delta: float) -> int:
     return int(np.ceil(np.log(delta) / np.log1p(-alpha)))
 
 
+def powered_labels(alpha: float, delta: float, limit: int = 100_000) -> int:
+    """Fewest decided labels with which a tier disagreeing at rate α/2 passes half the time."""
+    n = min_labels(alpha, delta)
+    while n < limit:
+        if binom.cdf(int(np.floor(n * alpha / 2)), n, alpha) <= delta:
+            return n
+        n += max(1, n // 50)
+    return limit
+
+
 def fixed_sequence(
     confidence: ArrayLike,
     correct: ArrayLike,
@@ -98,11 +110,11 @@ def fixed_sequence(
     if not 0 < alpha < 1 or not 0 < delta < 1:
         raise ValueError("alpha and delta must be in (0, 1)")
     chosen: Threshold = Threshold(None, 0, 0, len(conf), None)
-    n_min = min_labels(alpha, delta)
+    n_start = max(min_labels(alpha, delta), min(powered_labels(alpha, delta), len(conf)))
     for lam in grid:
         decided = conf >= lam
         n = int(decided.sum())
-        if n < n_min:  # untestable: no outcome of the labels could reject
+        if n < n_start:  # too few claims decided here for the test to have power
             continue
         errors = int((decided & ~ok).sum())
         p = p_value(errors, n, alpha)
@@ -112,4 +124,4 @@ def fixed_sequence(
     return chosen
 
 
-__all__ = ["GRID", "Threshold", "fixed_sequence", "min_labels", "p_value"]
+__all__ = ["GRID", "Threshold", "fixed_sequence", "min_labels", "p_value", "powered_labels"]

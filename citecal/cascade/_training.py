@@ -47,7 +47,9 @@ def rule_of(row: CitationResult) -> str | None:
     return None
 
 
-def input_of(row: CitationResult, context_before: str) -> FeatureInput:
+def input_of(
+    row: CitationResult, context_before: str, file_lines: tuple[str, ...] | None = None
+) -> FeatureInput:
     """Features input of an evaluation row (``eval`` without a judge)."""
     return FeatureInput(
         claim=row.claim,
@@ -58,6 +60,9 @@ def input_of(row: CitationResult, context_before: str) -> FeatureInput:
         matched=len(row.matched_terms),
         missing=len(row.missing_terms),
         hint=row.hint is not None,
+        file_lines=file_lines,
+        start_line=row.start_line,
+        end_line=row.end_line,
     )
 
 

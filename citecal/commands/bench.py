@@ -238,11 +238,11 @@ def _cascade_bench(
             for s in match(truth, result):
                 if s.row is not None and s.row.valid:
                     r = s.row
-                    before = ""
-                    if r.start_line > 1:
-                        lo = max(1, r.start_line - CONTEXT_LINES)
-                        before = store.read(r.file_path).lines(lo, r.start_line - 1)
-                    rows[len(scored)] = Row(truth.package, input_of(r, before), rule_of(r), s.human)
+                    lines = tuple(store.read(r.file_path).text.splitlines())
+                    lo = max(0, r.start_line - 1 - CONTEXT_LINES)
+                    before = "\n".join(lines[lo : max(0, r.start_line - 1)])
+                    feats = input_of(r, before, lines)
+                    rows[len(scored)] = Row(truth.package, feats, rule_of(r), s.human)
                 scored.append(s)
     if write_cascade is not None:
         spec = fit_cascade(

@@ -374,7 +374,8 @@ class _RangeView:
         """How a found definition is described in the reasoning."""
         if self.start <= d.name_line <= self.end:
             return f"definition at line {d.name_line}"
-        return f"definition at lines {d.start_line}-{d.end_line}, around the cited range"
+        where = "enclosing" if d.end_line >= self.end else "around the start of"
+        return f"definition at lines {d.start_line}-{d.end_line}, {where} the cited range"
 
 
 def _match_kinded(
@@ -807,11 +808,30 @@ def _found_just_above(
         name = _last_part(r.term.text.strip("`").split("(")[0])
         if len(name) < 2:
             continue
-        at = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", above)
-        if at is not None:
-            line = start_line - 1 - above[at.end() :].count("\n")
-            out[i] = TermResult(r.term, True, f"just above the cited range, line {line}")
+        lines = above.split("\n")
+        for k, text in enumerate(lines):
+            if _declares(text, name):
+                line = start_line - len(lines) + k
+                out[i] = TermResult(
+                    r.term, True, f"declared just above the cited range, line {line}"
+                )
+                break
     return out
+
+
+_DECL_WORDS = (
+    r"def|class|func|fn|function|fun|interface|struct|enum|impl|trait|object|type|module|"
+    r"namespace|val|var|let|const|static|public|private|protected|internal|override|async|"
+    r"export|pub|macro_rules!|#define"
+)
+
+
+def _declares(line: str, name: str) -> bool:
+    """A line that declares ``name``: a declaration keyword before it, or a signature."""
+    n = re.escape(name)
+    if re.search(rf"(?:^|[\s(])(?:{_DECL_WORDS})\b[^\n]*(?<![\w$]){n}(?![\w$])", line):
+        return True
+    return re.search(rf"(?<![\w$.]){n}\s*(?:<[^>]*>)?\s*\([^\n]*[{{:=]\s*$", line) is not None
 
 
 def _rule_verdict(

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from citecal.cascade import fixed_sequence, min_labels
-from citecal.cascade._thresholds import p_value
+from citecal.cascade._thresholds import p_value, powered_labels
 
 
 def test_min_labels_is_where_zero_errors_first_reject() -> None:
@@ -17,19 +17,26 @@ def test_min_labels_is_where_zero_errors_first_reject() -> None:
     assert 0.9**21 > 0.1 >= 0.9**22
 
 
-def test_worked_example_stops_at_the_first_failed_test() -> None:
-    # 30 labels at confidence 0.99, all agreeing; 10 more at 0.90 with 3 disagreeing.
-    conf = [0.99] * 30 + [0.90] * 10
-    ok = [True] * 30 + [True] * 7 + [False] * 3
-    # At 0.99: n = 30, k = 0, p = 0.9^30 = 0.0424 <= 0.1: rejected, threshold 0.99.
-    assert math.isclose(p_value(0, 30, 0.1), 0.9**30, abs_tol=1e-12)
-    # At 0.90: n = 40, k = 3, p = sum_{k<=3} C(40,k) 0.1^k 0.9^(40-k) = 0.4231 > 0.1: stop.
-    by_hand = sum(math.comb(40, k) * 0.1**k * 0.9 ** (40 - k) for k in range(4))
-    assert math.isclose(p_value(3, 40, 0.1), by_hand, abs_tol=1e-12)
-    assert 0.42 < by_hand < 0.43
-    t = fixed_sequence(conf, ok, alpha=0.1, delta=0.1, grid=(0.99, 0.9))
-    assert (t.value, t.n, t.errors, t.candidates) == (0.99, 30, 0, 40)
-    assert t.agreement == 1.0 and t.coverage == 0.75
+def test_worked_example_starts_where_the_test_has_power_and_stops_at_the_first_failure() -> None:
+    # alpha = delta = 0.1. Testing starts at the strictest threshold deciding at least
+    # powered_labels(0.1, 0.1) = 38 labels: the fewest n with which a tier disagreeing at
+    # alpha/2 = 0.05 passes half the time, i.e. P(Bin(n, 0.1) <= floor(0.05 n)) <= 0.1.
+    assert powered_labels(0.1, 0.1) == 38
+    assert p_value(1, 38, 0.1) <= 0.1 < p_value(1, 37, 0.1)
+    # 5 labels at 0.999, 40 at 0.99 (all agreeing), 10 at 0.90 with 3 disagreeing.
+    conf = [0.999] * 5 + [0.99] * 40 + [0.90] * 10
+    ok = [True] * 45 + [True] * 7 + [False] * 3
+    grid = (0.995, 0.99, 0.9)
+    # 0.995: n = 5 < 38, skipped (no outcome of so few labels could be trusted).
+    # 0.99: n = 45, k = 0, p = 0.9^45 = 0.0087 <= 0.1: rejected, threshold 0.99.
+    assert math.isclose(p_value(0, 45, 0.1), 0.9**45, abs_tol=1e-12)
+    # 0.90: n = 55, k = 3, p = sum_{k<=3} C(55,k) 0.1^k 0.9^(55-k) = 0.1870 > 0.1: stop.
+    by_hand = sum(math.comb(55, k) * 0.1**k * 0.9 ** (55 - k) for k in range(4))
+    assert math.isclose(p_value(3, 55, 0.1), by_hand, abs_tol=1e-12)
+    assert 0.18 < by_hand < 0.19
+    t = fixed_sequence(conf, ok, alpha=0.1, delta=0.1, grid=grid)
+    assert (t.value, t.n, t.errors, t.candidates) == (0.99, 45, 0, 55)
+    assert t.agreement == 1.0 and math.isclose(t.coverage or 0, 45 / 55)
 
 
 def test_too_few_labels_never_decide() -> None:
