@@ -45,7 +45,10 @@ def test_a_signature_just_above_the_range_names_its_function() -> None:
 
 
 def test_a_name_merely_used_above_the_range_is_not_context() -> None:
-    source = "class Cart:\n    def __init__(self):\n        self.items = {}\n\n    def add(self, sku):\n        return sku\n"
+    source = (
+        "class Cart:\n    def __init__(self):\n        self.items = {}\n\n"
+        "    def add(self, sku):\n        return sku\n"
+    )
     # `items` appears above (an assignment in __init__), which declares nothing: still missing.
     assert (
         _check("`add` stores `sku` in `items` and raises `KeyError`", source, "python", 5, 6)
@@ -56,7 +59,10 @@ def test_a_name_merely_used_above_the_range_is_not_context() -> None:
 def test_python_range_starting_inside_a_method_that_ends_before_the_range(
     make_repo: Callable[[dict[str, str]], Path],
 ) -> None:
-    source = "def mount(prefix, adapter):\n    adapters[prefix] = adapter\n    keys = sorted(adapters)\n\n\nOTHER = 1\n"
+    source = (
+        "def mount(prefix, adapter):\n    adapters[prefix] = adapter\n"
+        "    keys = sorted(adapters)\n\n\nOTHER = 1\n"
+    )
     assert _check("`mount` stores the adapter under its prefix", source, "python", 2, 6) != (
         "not_supports"
     )
