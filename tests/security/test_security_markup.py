@@ -308,3 +308,14 @@ def test_calibration_tables_escape_data_cells_but_not_figures() -> None:
     out = md_table(("a", "b"), [ours(("0.850", "[0.8, 0.9]")), ("x|<b>y</b>", "z")])
     assert "| 0.850 | [0.8, 0.9] |" in out and unsafe_markup(out) == []
     assert "x|<b>y</b>" in rendered_text(out)
+
+
+def test_estimate_markdown_escapes_stratum_values(tmp_path: Path) -> None:
+    judged = pd.read_parquet(TABLE.parent / "judged.parquet")
+    judged["repo"] = [HOSTILE[3] if i % 2 else HOSTILE[7] for i in range(len(judged))]
+    path = tmp_path / "judged.parquet"
+    judged.to_parquet(path)
+    code, out, err = run("estimate", str(path), "-a", str(TABLE), "-f", "markdown")
+    assert code == 0, err
+    assert "### By repo" in out and unsafe_markup(out) == []
+    assert "<img src=x onerror=alert(1)>" in rendered_text(out)
