@@ -2,7 +2,9 @@
 
 The report's claims and paragraphs, the repository's code and the judge's
 reasoning carry ``<object>``, ``<embed>``, forms, CSS and remote images that
-point at an "outside" address: an HTTP server on another loopback address
+point at an "outside" address, and one cited file's path is itself an
+``<img onerror>`` (shown in the ``citation`` text field, which Argilla sets as
+HTML): an HTTP server on another loopback address
 (127.0.0.2). The records are pushed with the default dataset definition
 (Markdown fields) and with one that shows every value as a text field (which
 Argilla sets as ``innerHTML``); the records fetched back over the API hold no
@@ -88,6 +90,9 @@ def hostile_files(tmp: Path, out: str) -> tuple[Path, Path]:
         f'    """Sum. <object data="{out}/code-object"></object> ```` """\n'
         "    return a + b\n"
     )
+    evil = repo / "src" / "<img" / "src" / "onerror=alert(1)>.py"  # a path that is an <img>
+    evil.parent.mkdir(parents=True)
+    evil.write_text("def sub(a, b):\n    return a - b\n")
     report = tmp / "report.md"
     report.write_text(
         "# Notes\n\n"
@@ -101,7 +106,8 @@ def hostile_files(tmp: Path, out: str) -> tuple[Path, Path]:
         "</form> The `add` function is defined in `app.py` [src/app.py:1-2].\n\n"
         f'<link rel=stylesheet href="{out}/link.css"> <iframe src="{out}/frame"></iframe> '
         f'<video src="{out}/video.mp4" autoplay></video> The `add` function has a docstring '
-        "[src/app.py:2].\n"
+        "[src/app.py:2].\n\n"
+        "The `sub` function returns a difference [src/<img/src/onerror=alert(1)>.py:1-2].\n"
     )
     return report, repo
 
@@ -195,7 +201,7 @@ def env(argilla_stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Itera
         assert res.exit_code == 0, res.output
         judged(out, outside.url)
         e.claims = sum(c.valid for c in EvalResult.model_validate_json(out.read_text()).citations)
-        assert e.claims == 6
+        assert e.claims == 7
         for kind, extra in (("markdown", ()), ("text", ("--spec", str(text_spec(tmp))))):
             e.datasets[kind] = f"test_hostile_{kind}_{tag}"
             push = e.cli(
