@@ -11,6 +11,11 @@ Besides what the spec shows, every record carries its raw data
 :data:`RAW_KEY`: ``pull`` reads the claim, the cited lines and their
 numbers, the repository and the judge's verdict from there, never from the
 Markdown annotators see (README "Annotation table").
+
+No report-, repository- or judge-derived text reaches a field as markup:
+:func:`field_text` escapes every value for the field it goes into (Markdown or
+HTML), and the Markdown citecal composes itself (the cited code, the judge's
+reasoning, the best match) escapes its untrusted parts (README "Security").
 """
 
 from __future__ import annotations
@@ -20,13 +25,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citecal.annotate._settings import AnnotationSpec
+from citecal._markup import Markdown, html_text, md_code, md_fence, md_text
+from citecal.annotate._settings import AnnotationSpec, FieldSpec
 from citecal.annotations import RecordData
 from citecal.models import CitationResult, EvalResult, JudgeVerdict, Method
 from citecal.record_ids import record_key, report_key
 
 FieldValue = str | float
-"""A value a field or declared metadata property shows."""
+"""A value a field or declared metadata property shows: raw text, a number, or
+:class:`~citecal._markup.Markdown` citecal composed (cited code, reasoning, best match)."""
 
 RecordValue = str | float | dict[str, Any]
 """A metadata value: shown ones, or the raw record data (:data:`RAW_KEY`)."""
@@ -123,22 +130,24 @@ def code_window(lines: Sequence[str], first_line: int, start: int, end: int) -> 
 
 def render_cited_code(
     file_path: str, language: str | None, lines: Sequence[CodeLine], start: int, end: int
-) -> str:
+) -> Markdown:
     """Markdown for the ``cited_code`` field: a caption and a fenced, numbered block.
 
     Cited lines carry ``▶``; context lines are shown unmarked so annotators can
-    judge whether the range is too narrow or too broad.
+    judge whether the range is too narrow or too broad. The file name is a
+    code span or escaped, the lines are fenced so that no line closes the
+    fence (:func:`~citecal._markup.md_fence`).
     """
     span = f"line {start}" if start == end else f"lines {start}–{end}"
     context = sum(1 for line in lines if not line.cited)
-    caption = f"`{file_path}`, {span}" + (f" (▶ cited, {context} context lines)" if context else "")
+    caption = f"{md_code(file_path)}, {span}" + (
+        f" (▶ cited, {context} context lines)" if context else ""
+    )
     width = len(str(max((line.number for line in lines), default=end)))
     body = "\n".join(
         f"{'▶' if line.cited else ' '} {line.number:>{width}}  {line.text}" for line in lines
     )
-    longest = max((len(m) for m in re.findall(r"`{3,}", body)), default=2)
-    fence = "`" * max(3, longest + 1)
-    return f"{caption}\n\n{fence}{language or ''}\n{body}\n{fence}"
+    return Markdown(f"{caption}\n\n{md_fence(body, language)}")
 
 
 def _cited_only(citation: CitationResult) -> list[CodeLine]:
@@ -148,28 +157,39 @@ def _cited_only(citation: CitationResult) -> list[CodeLine]:
     )
 
 
-def _terms(citation: CitationResult) -> str:
-    found = ", ".join(f"`{t}`" for t in citation.matched_terms) or "none"
-    missing = ", ".join(f"`{t}`" for t in citation.missing_terms) or "none"
-    return f"Term matching: found {found}; missing {missing}."
+def _terms(citation: CitationResult) -> Markdown:
+    found = ", ".join(md_code(t) for t in citation.matched_terms) or "none"
+    missing = ", ".join(md_code(t) for t in citation.missing_terms) or "none"
+    plain_found = ", ".join(f"`{t}`" for t in citation.matched_terms) or "none"
+    plain_missing = ", ".join(f"`{t}`" for t in citation.missing_terms) or "none"
+    return Markdown(
+        f"Term matching: found {found}; missing {missing}.",
+        f"Term matching: found {plain_found}; missing {plain_missing}.",
+    )
 
 
-def _reasoning(citation: CitationResult, judge: JudgeVerdict | None) -> str:
+def _reasoning(citation: CitationResult, judge: JudgeVerdict | None) -> Markdown:
     """The judge's reasoning, or a note that there is no judge verdict and why.
 
     A record without a judge verdict says so, rather than showing annotators an
-    empty suggestion they might read as "the judge had nothing to say".
+    empty suggestion they might read as "the judge had nothing to say". The
+    judge's and the rule check's words are escaped (README "Security").
     """
     if judge is not None:
         if judge.reasoning:
-            return judge.reasoning
-        return _terms(citation) if citation.method == "extractive" else ""
+            return Markdown(md_text(judge.reasoning), judge.reasoning)
+        return _terms(citation) if citation.method == "extractive" else Markdown("")
     if citation.method == "extractive" and citation.verdict not in (None, "unverified"):
-        evidence = citation.reasoning or _terms(citation)
-        why = f"The rule check decided it ({citation.verdict}). {evidence}"
+        head = f"The rule check decided it ({citation.verdict}). "  # a verdict label: no escape
+        if citation.reasoning:
+            why = Markdown(head + md_text(citation.reasoning), head + citation.reasoning)
+        else:
+            terms = _terms(citation)
+            why = Markdown(head + terms, head + terms.plain)
     else:
-        why = citation.reasoning or "the judge was not asked."
-    return f"{NO_JUDGE} {why}"
+        text = citation.reasoning or "the judge was not asked."
+        why = Markdown(md_text(text), text)
+    return Markdown(f"{NO_JUDGE} {why}", f"{NO_JUDGE} {why.plain}")
 
 
 def record_data(
@@ -223,12 +243,14 @@ def record_values(
     lines = list(code) if code else _cited_only(citation)
     score = None if judge is None else judge.score
     match = citation.excerpt_match
-    best = (
-        None
-        if match is None
-        else f"lines {match.start_line}–{match.end_line} (score {match.score:.2f}):\n\n"
-        + "\n".join(f"> {line}" for line in match.text.split("\n"))
-    )
+    best = None
+    if match is not None:
+        head = f"lines {match.start_line}–{match.end_line} (score {match.score:.2f}):\n\n"
+        quoted = match.text.split("\n")
+        best = Markdown(
+            head + "\n".join(f"> {md_text(line)}" for line in quoted),
+            head + "\n".join(f"> {line}" for line in quoted),
+        )
     return {
         "best_match": best,
         "excerpt": citation.excerpt,
@@ -258,6 +280,28 @@ def record_values(
         "section": citation.section,
         "verdict": citation.verdict,
     }
+
+
+def field_text(value: FieldValue | None, field: FieldSpec) -> str:
+    """What a field holds for ``value``: the one place record values become field text.
+
+    Argilla renders a ``use_markdown`` field as Markdown and sets any other
+    text field as HTML (``innerHTML``), and its sanitiser keeps ``<object>``,
+    ``<embed>``, forms, CSS and remote images; so raw text is escaped for the
+    field it goes into (:func:`~citecal._markup.md_text` or
+    :func:`~citecal._markup.html_text`), and Markdown citecal composed goes into
+    Markdown fields as it is, as escaped HTML elsewhere (README "Security").
+    """
+    if value is None:
+        return ""
+    if isinstance(value, Markdown):
+        return str(value) if field.use_markdown else html_text(value.plain)
+    text = str(value)
+    return md_text(text) if field.use_markdown else html_text(text)
+
+
+def _plain(value: FieldValue) -> FieldValue:
+    return value.plain if isinstance(value, Markdown) else value
 
 
 def suggestions_for(
@@ -306,9 +350,8 @@ def build_record(
         value = values.get(f.value_source)
         if blind and f.hide_when_blind:
             value = None
-        text = "" if value is None else str(value)
-        if text.strip():
-            fields[f.name] = text
+        if value is not None and str(_plain(value)).strip():
+            fields[f.name] = field_text(value, f)
         elif f.required:
             fields[f.name] = "—"  # Argilla rejects empty required fields
     metadata: dict[str, RecordValue] = {}
@@ -316,11 +359,11 @@ def build_record(
         value = values.get(m.value_source)
         if value is None or value == "":
             continue
-        metadata[m.name] = float(value) if m.type == "float" else str(value)
+        metadata[m.name] = float(value) if m.type == "float" else str(_plain(value))
     for source in spec.hidden:
         value = values.get(source)
         if value is not None and value != "":
-            metadata[f"_{source}"] = value if isinstance(value, float) else str(value)
+            metadata[f"_{source}"] = value if isinstance(value, float) else str(_plain(value))
     data = record_data(
         result, citation, list(code) if code else _cited_only(citation), judge, identity
     )

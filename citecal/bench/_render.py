@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from citecal._markup import md_line
 from citecal.bench._folds import FoldFigures, FoldReport
 from citecal.bench._score import BenchReport, Metrics
 
@@ -63,20 +64,26 @@ def render_bench_table(report: BenchReport, console: Console) -> None:
 
 
 def render_bench_markdown(report: BenchReport) -> str:
-    """The same table in Markdown, then the disagreements to read."""
-    lines = [f"## {_title(report)}", ""]
+    """The same table in Markdown, then the disagreements to read.
+
+    Claims, ids, slice names and set names are data: escaped by
+    :func:`~citecal._markup.md_line` (README "Security").
+    """
+    lines = [f"## {md_line(_title(report))}", ""]
     lines.append("| slice | " + " | ".join(h for _, h in COLUMNS) + " |")
     lines.append("|---|" + "---:|" * len(COLUMNS))
     for name, m in _rows(report):
-        lines.append(f"| {name} | " + " | ".join(_cell(m, k) for k, _ in COLUMNS) + " |")
+        lines.append(f"| {md_line(name)} | " + " | ".join(_cell(m, k) for k, _ in COLUMNS) + " |")
     if report.disagreements:
         lines += ["", "### Disagreements", "", "| id | type | human | verdict | claim |"]
         lines.append("|---|---|---:|---|---|")
         for d in report.disagreements:
-            claim = d.claim.replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| {d.id} | {d.type} | {d.human_score} | {d.verdict} | {claim} |")
+            lines.append(
+                f"| {md_line(d.id)} | {d.type} | {d.human_score} | {d.verdict} "
+                f"| {md_line(d.claim)} |"
+            )
     if report.not_extracted:
-        lines += ["", f"Not extracted: {', '.join(report.not_extracted)}"]
+        lines += ["", f"Not extracted: {md_line(', '.join(report.not_extracted))}"]
     return "\n".join(lines) + "\n"
 
 

@@ -1,9 +1,17 @@
-"""Markdown of a calibration report and of an estimate report (pull-request comments)."""
+"""Markdown of a calibration report and of an estimate report (pull-request comments).
+
+Claims, annotators' notes, citations, group values and file names come from
+the annotation table, which reports, repositories, judges and annotators
+wrote: every cell and line is escaped by :mod:`citecal._markup` unless citecal
+composed it itself (:class:`~citecal._markup.Markdown`), so none of it shows
+as HTML, a link or an image (README "Security").
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from citecal._markup import Markdown, md_code, md_line
 from citecal.calibrate._estimate_models import EstimateReport
 from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport
 from citecal.calibrate._render_common import (
@@ -21,47 +29,59 @@ from citecal.calibrate._render_common import (
 )
 
 
-def md_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
+def md_table(header: tuple[str, ...], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub table; a cell is escaped (:func:`~citecal._markup.md_line`) unless it is
+    :class:`~citecal._markup.Markdown` citecal wrote (figures, labels)."""
+
     def esc(cell: str) -> str:
-        return cell.replace("|", "\\|").replace("\n", " ")
+        return cell if isinstance(cell, Markdown) else md_line(cell)
 
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
+def ours(row: Iterable[str]) -> tuple[Markdown, ...]:
+    """A row citecal composed from its own labels and numbers: no escaping needed."""
+    return tuple(Markdown(cell) for cell in row)
+
+
 def render_markdown(report: CalibrationReport) -> str:
     """GitHub-flavoured Markdown with every figure, breakdown and disagreement category."""
     m = report.overall
     out = [
-        f"# Judge calibration: {report.input}",
+        f"# Judge calibration: {md_line(report.input)}",
         "",
         f"{m.n_records} records, {m.n_annotations} annotations, {m.n_annotators} annotators, "
         f"{m.n_reports} reports. CIs: 95% cluster bootstrap by report.",
         "",
-        md_table(("Figure", "Value", "95% CI"), figure_rows(m)),
+        md_table(("Figure", "Value", "95% CI"), [ours(r) for r in figure_rows(m)]),
     ]
     for by, values in report.groups.items():
         rows = [
             (
                 v,
-                str(g.n_annotations),
-                fmt(g.agreement_rate),
-                fmt(g.cohen_kappa),
-                fmt(g.weighted_kappa),
-                fmt(g.spearman_rho),
-                fmt_ci(g.ci.get("spearman_rho")),
+                *ours(
+                    (
+                        str(g.n_annotations),
+                        fmt(g.agreement_rate),
+                        fmt(g.cohen_kappa),
+                        fmt(g.weighted_kappa),
+                        fmt(g.spearman_rho),
+                        fmt_ci(g.ci.get("spearman_rho")),
+                    )
+                ),
             )
             for v, g in values.items()
         ]
-        out += ["", f"## By {by}", "", md_table(
+        out += ["", f"## By {md_line(by)}", "", md_table(
             ("Group", "n", "Agreement", "κ", "Weighted κ", "ρ", "ρ 95% CI"), rows
         )]  # fmt: skip
     out += ["", "## Disagreements", ""]
     out.append(
         md_table(
             ("Category", "Count", "Meaning"),
-            [(k, str(v), CATEGORY_HELP[k]) for k, v in report.categories.items()],
+            [ours((k, str(v), CATEGORY_HELP[k])) for k, v in report.categories.items()],
         )
     )
     if report.disagreements:
@@ -73,7 +93,7 @@ def render_markdown(report: CalibrationReport) -> str:
                     (
                         d.type,
                         d.category,
-                        d.citation or "",
+                        Markdown(md_code(d.citation or "")),
                         f"{d.judge_verdict or ''} {fmt(d.judge_score, 2)}",
                         str(d.human_score),
                         shorten(d.claim, 80),
@@ -85,8 +105,10 @@ def render_markdown(report: CalibrationReport) -> str:
         )
     if report.compare is not None:
         c = report.compare
-        out += ["", f"## Comparison: {c.b} vs {c.a}", ""]
-        out.append(md_table(("Figure", "A", "B", "B − A", "95% CI"), comparison_rows(c)))
+        out += ["", f"## Comparison: {md_line(c.b)} vs {md_line(c.a)}", ""]
+        out.append(
+            md_table(("Figure", "A", "B", "B − A", "95% CI"), [ours(r) for r in comparison_rows(c)])
+        )
         out += [
             "",
             f"McNemar exact test (records): only A right {c.mcnemar_b01}, only B right "
@@ -105,9 +127,9 @@ def render_markdown(report: CalibrationReport) -> str:
         out.append(md_table(header, correction_rows(report)))
     checks = check_lines(report)
     if checks:
-        out += ["", "## Checks", ""] + [f"- {c.strip()}" for c in checks]
+        out += ["", "## Checks", ""] + [f"- {md_line(c.strip())}" for c in checks]
     if m.notes:
-        out += ["", "## Notes", ""] + [f"- {n}" for n in m.notes]
+        out += ["", "## Notes", ""] + [f"- {md_line(n)}" for n in m.notes]
     return "\n".join(out) + "\n"
 
 
@@ -119,17 +141,20 @@ def render_estimate_markdown(r: EstimateReport) -> str:
     for dim, values in r.strata.items():
         if len(values) < 2:
             continue
-        out.append(f"\n### By {dim}\n")
+        out.append(f"\n### By {md_line(dim)}\n")
         out.append("| " + " | ".join(GROUP_HEADER) + " |")
         out.append("|---" + "|---:" * (len(GROUP_HEADER) - 1) + "|")
-        out += ["| " + " | ".join(row) + " |" for row in estimate_group_rows(values)]
-    out.append(f"\nSampling: {r.sampling}.")
+        out += [
+            "| " + " | ".join([md_line(row[0]), *row[1:]]) + " |"  # the value is data
+            for row in estimate_group_rows(values)
+        ]
+    out.append(f"\nSampling: {md_line(r.sampling)}.")
     if r.notes:
-        out.append("\nNotes:\n" + "\n".join(f"- {n}" for n in r.notes))
+        out.append("\nNotes:\n" + "\n".join(f"- {md_line(n)}" for n in r.notes))
     if r.gate is not None:
         out.append(
             "\nGate: passed"
             if r.gate.passed
-            else "\nGate: **failed**\n" + "\n".join(f"- {f}" for f in r.gate.failures)
+            else "\nGate: **failed**\n" + "\n".join(f"- {md_line(f)}" for f in r.gate.failures)
         )
     return "\n".join(out) + "\n"

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from citecal._markup import md_code, md_fence, md_line
 from citecal.correct._models import Correction, CorrectionOutput, correction_claim
 
 
@@ -66,17 +67,22 @@ def render_table(out: CorrectionOutput, diff: str, width: int = 140) -> str:
 
 
 def render_markdown(out: CorrectionOutput, diff: str) -> str:
-    """The same as a Markdown document (a pull-request comment), the diff in a fenced block."""
-    lines = [f"## citecal correct · `{out.report}`", "", summary_line(out), ""]
+    """The same as a Markdown document (a pull-request comment), the diff in a fenced block.
+
+    Report text (citations, claims, reasons, the diff) is escaped or fenced by
+    :mod:`citecal._markup`: it shows as text, never as HTML (README "Security").
+    """
+    lines = [f"## citecal correct · {md_code(out.report)}", "", summary_line(out), ""]
     if out.corrections:
         lines += [
             "| round | strategy | citation | new | verdict |",
             "|---:|---|---|---|---|",
         ]
         for c in out.corrections:
-            new = _new(c).replace("|", "\\|")
+            cited = c.new is not None and c.strategy not in ("remove", "rewrite")
+            new = md_code(_new(c)) if cited else md_line(_new(c))
             lines.append(
-                f"| {c.iteration} | {c.strategy} | `{c.original}` | {new} | "
+                f"| {c.iteration} | {c.strategy} | {md_code(str(c.original))} | {new} | "
                 f"{c.verdict_before} → {c.verdict_after or '—'} |"
             )
         lines.append("")
@@ -88,11 +94,12 @@ def render_markdown(out: CorrectionOutput, diff: str) -> str:
             "|---|---|---|",
         ]
         for r in out.remaining:
-            lines.append(f"| `{r.citation}` | {r.failure_type or ''} | {r.reason} |")
+            lines.append(
+                f"| {md_code(str(r.citation))} | {r.failure_type or ''} | {md_line(r.reason)} |"
+            )
         lines.append("")
     if diff:
-        fence = "````" if "```" in diff else "```"
-        lines += [f"{fence}diff", diff.rstrip("\n"), fence, ""]
+        lines += [md_fence(diff.rstrip("\n"), "diff"), ""]
     return "\n".join(lines)
 
 

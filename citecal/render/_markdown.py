@@ -1,19 +1,22 @@
-"""Markdown for pasting into a pull request: summary, failed citations, all citations."""
+"""Markdown for pasting into a pull request: summary, failed citations, all citations.
+
+Everything taken from the report, the repository or the judge (claims,
+citations, reasons, warnings, the report's name) is escaped by
+:mod:`citecal._markup`: it shows as text, never as HTML, a link or an image
+(README "Security").
+"""
 
 from __future__ import annotations
 
+from citecal._markup import md_code, md_line
 from citecal.models import EvalResult
 from citecal.render._format import SUMMARY_ROWS, excerpt_note, outcome_label, pct, shorten
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def render_markdown(result: EvalResult) -> str:
     """A self-contained Markdown document (GitHub-flavoured tables)."""
     s = result.summary.model_dump()
-    out = [f"## citecal: {result.report}", ""]
+    out = [f"## citecal: {md_line(result.report)}", ""]
     out += ["| metric | value |", "|---|---:|"]
     for label, count, rate_field in SUMMARY_ROWS:
         value = " ".join(
@@ -27,11 +30,11 @@ def render_markdown(result: EvalResult) -> str:
         out.append(f"| Excerpts found | {s['excerpt_verified']}/{s['excerpt_checked']} |")
     out.append("")
     if result.warnings:
-        out += [f"> **Warning:** {_cell(w)}" for w in result.warnings]
+        out += [f"> **Warning:** {md_line(w)}" for w in result.warnings]
         out.append("")
     if result.gate is not None:
         out += [f"**Gate: {result.gate.status}**", ""]
-        out += [f"- {_cell(r)}" for r in result.gate.reasons]
+        out += [f"- {md_line(r)}" for r in result.gate.reasons]
         out.append("")
     if result.failed_citations:
         out += [f"### Failed citations ({len(result.failed_citations)})", ""]
@@ -39,8 +42,8 @@ def render_markdown(result: EvalResult) -> str:
         for r in result.failed_citations:
             why = r.error or r.hint or r.reasoning or ""
             out.append(
-                f"| `{_cell(r.citation)}` | {r.failure_type} | {r.suggested_action} "
-                f"| {_cell(shorten(r.claim, 120))} | {_cell(shorten(why, 160))} |"
+                f"| {md_code(r.citation)} | {r.failure_type} | {r.suggested_action} "
+                f"| {md_line(shorten(r.claim, 120))} | {md_line(shorten(why, 160))} |"
             )
         out.append("")
     out += ["<details><summary>All citations</summary>", ""]
@@ -53,15 +56,15 @@ def render_markdown(result: EvalResult) -> str:
     for n, r in enumerate(result.citations, 1):
         score = "" if r.score is None else f"{r.score:.2f}"
         row = (
-            f"| {n} | `{_cell(r.citation)}` | {outcome_label(r.verdict, r.valid)} | {r.mode or ''} "
-            f"| {score} | {_cell(shorten(r.claim, 120))} |"
+            f"| {n} | {md_code(r.citation)} | {outcome_label(r.verdict, r.valid)} | {r.mode or ''} "
+            f"| {score} | {md_line(shorten(r.claim, 120))} |"
         )
         if excerpts:
-            row += f" {_cell(excerpt_note(r))} |"
+            row += f" {md_line(excerpt_note(r))} |"
         out.append(row)
     out += ["", "</details>", ""]
     if result.uncited_claims:
         out += [f"### Uncited claims ({len(result.uncited_claims)})", ""]
-        out += [f"- {_cell(shorten(c, 200))}" for c in result.uncited_claims]
+        out += [f"- {md_line(shorten(c, 200))}" for c in result.uncited_claims]
         out.append("")
     return "\n".join(out)

@@ -25,6 +25,7 @@ import pytest
 from annotate_factories import ROOT, Stack
 from click.testing import CliRunner, Result
 
+from citecal._markup import md_text
 from citecal.annotate._records import record_id, report_id
 from citecal.annotate._settings import DEFAULT_SPEC_PATH
 from citecal.cli import cli
@@ -255,9 +256,9 @@ def test_pushed_record_shows_code_context_and_the_judge_suggestion(env: Env) -> 
     assert len(judged) == 3
     c = judged[0]
     rec = by_id[record_id(rid, c, env.result.rev)]
-    assert rec["fields"]["claim"] == c.claim
+    assert rec["fields"]["claim"] == md_text(c.claim)  # escaped Markdown (README "Security")
     assert rec["fields"]["citation"] == c.citation
-    assert rec["fields"]["judge_reasoning"] == "The judge says supports."
+    assert rec["fields"]["judge_reasoning"] == md_text("The judge says supports.")
     code = rec["fields"]["cited_code"]
     assert code.startswith(f"`{c.file_path}`")
     assert f"▶ {c.start_line:>{len(str(c.end_line + 3))}}  " in code
@@ -471,7 +472,7 @@ def test_annotator_sees_the_claim_and_its_code_in_the_browser(
     items = env.owner.api.http_client.get(
         f"/api/v1/datasets/{dataset.id}/records", params={"limit": 10}
     ).json()["items"]
-    claims = {r["fields"]["claim"]: r for r in items}
+    claims = {r["metadata"]["_citecal"]["claim"]: r for r in items}  # as written, unescaped
     annotator = sorted(env.users)[1]
     shot = ROOT / "test-artifacts" / "argilla_annotation.png"
     shot.parent.mkdir(exist_ok=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from annotate_factories import make_citation, make_eval
 
+from citecal._markup import md_text
 from citecal.annotate import build_records, load_spec
 from citecal.annotate._push import repo_reader
 from citecal.annotate._records import (
@@ -59,10 +60,10 @@ def test_record_ids_are_stable_and_depend_on_report_claim_citation_rev() -> None
 def test_fields_and_metadata_follow_the_spec() -> None:
     c = llm_citation()
     rec = build_records(make_eval([c], repo="shop", rev="deadbeef"), SPEC).records[0]
-    assert rec.fields["claim"] == c.claim
-    assert rec.fields["citation"] == "[shop/cart.py:10-12]"
-    assert rec.fields["judge_reasoning"] == "The code never caches totals."
-    assert rec.fields["context"] == c.context
+    assert rec.fields["claim"] == md_text(c.claim)  # Markdown fields: escaped (README "Security")
+    assert rec.fields["citation"] == "[shop/cart.py:10-12]"  # a text field: HTML-escaped
+    assert rec.fields["judge_reasoning"] == md_text("The code never caches totals.")
+    assert rec.fields["context"] == md_text(c.context)
     metadata = dict(rec.metadata)
     raw = metadata.pop("_citecal")  # the raw record data pull reads (README "Annotation table")
     assert raw["judge"] == {
@@ -154,7 +155,9 @@ def test_a_claim_the_judge_was_not_asked_about_says_so() -> None:
     c = llm_citation(verdict="unverified", confidence="low", model=None, prompt_version=None,
                      reasoning="LLM judge not used: --no-llm.")  # fmt: skip
     rec = build_records(make_eval([c]), SPEC).records[0]
-    assert rec.fields["judge_reasoning"] == "**No judge verdict.** LLM judge not used: --no-llm."
+    assert rec.fields["judge_reasoning"] == "**No judge verdict.** " + md_text(
+        "LLM judge not used: --no-llm."
+    )
     assert rec.suggestions == () and "judge" not in rec.metadata["_citecal"]
 
 
