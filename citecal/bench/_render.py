@@ -143,7 +143,8 @@ def render_folds_markdown(report: FoldReport) -> str:
     lines.append("| held out | " + " | ".join(h for _, h in FOLD_COLUMNS) + " |")
     lines.append("|---|" + "---:|" * len(FOLD_COLUMNS))
     for name, m in _fold_rows(report):
-        lines.append(f"| {name} | " + " | ".join(_fold_cell(m, k) for k, _ in FOLD_COLUMNS) + " |")
+        cells = " | ".join(_fold_cell(m, k) for k, _ in FOLD_COLUMNS)
+        lines.append(f"| {md_line(name)} | {cells} |")
     return "\n".join(lines) + "\n"
 
 

@@ -102,6 +102,27 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
     default=None,
     help="TOML settings file ([calibration] section).",
 )
+@click.option(
+    "--cascade",
+    "cascade_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Fit the cascade (rules, local verifier, each judge model cheapest first) on these "
+    "labels and write it here (README 'The cascade').",
+)
+@click.option(
+    "--agreement",
+    default="supports=0.98,not_supports=0.90",
+    show_default=True,
+    help="With --cascade: agreement to guarantee, one level or one per verdict.",
+)
+@click.option(
+    "--delta",
+    type=click.FloatRange(0.001, 0.5),
+    default=0.1,
+    show_default=True,
+    help="With --cascade: probability that the guarantee fails.",
+)
 def calibrate_command(
     annotations: Path,
     by: tuple[str, ...],
@@ -119,6 +140,9 @@ def calibrate_command(
     map_method: str,
     judged: tuple[Path, ...],
     config_file: Path | None,
+    cascade_out: Path | None,
+    agreement: str,
+    delta: float,
 ) -> None:
     """Calibrate the judge against the human scores in ANNOTATIONS.
 
@@ -138,7 +162,11 @@ def calibrate_command(
       citecal calibrate ann.parquet -f json -o calibration.json --save-map judge-map.json
       citecal calibrate new.parquet --baseline calibration.json --fail-under weighted_kappa=0.6
       citecal calibrate ann.parquet --judged evals/ -f html -o calibration.html
+      citecal calibrate ann.parquet --cascade cascade.json --agreement 0.95 --delta 0.1
     """
+    if cascade_out is not None:
+        _fit_cascade(annotations, cascade_out, agreement, delta, config_file, fmt, output)
+        return
     from citecal.calibrate._drift import read_snapshot
     from citecal.calibrate._report import GATE_FIGURES, Checks, apply_gate, calibrate
     from citecal.commands._options import parse_thresholds
@@ -226,4 +254,48 @@ def _emit(report: Any, fmt: str, output: Path | None) -> None:
         text = render_html(report)
     else:
         text = render_table(report)
+    emit_text(text, output)
+
+
+def _fit_cascade(
+    annotations: Path,
+    out: Path,
+    agreement: str,
+    delta: float,
+    config_file: Path | None,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """``calibrate --cascade``: thresholds per tier from these labels (README "The cascade")."""
+    import io
+
+    from rich.console import Console
+
+    from citecal.annotations import read_table
+    from citecal.cascade import parse_agreement, save_cascade
+    from citecal.cascade._annotations import judge_tiers, rows_from_table
+    from citecal.cascade._render import render_cascade_table
+    from citecal.cascade._training import LOCAL_TIERS, fit_cascade
+    from citecal.commands._emit import emit_text
+    from citecal.verify.judge._pricing import cost_usd
+
+    levels = parse_agreement(agreement)
+    check_output(out)
+    check_output(output)
+    rows, models = rows_from_table(read_table(annotations))
+    pricing = load_config(None, config_file, {}).judge.pricing
+    # A claim's judge request is about 700 prompt and 80 completion tokens (README "The cascade").
+    cost = {m: cost_usd(m, 700, 80, pricing) for m in models}
+    tiers = [*LOCAL_TIERS, *judge_tiers(models, cost)]
+    spec = fit_cascade(
+        rows, levels, delta, {"source": str(annotations), "records": len(rows)}, tiers=tiers
+    )
+    save_cascade(out, spec)
+    click.echo(f"wrote cascade {out} ({len(rows)} records)", err=True)
+    if fmt == "json":
+        text = spec.model_dump_json(indent=2, exclude={"verifier"}) + "\n"
+    else:
+        console = Console(record=True, width=140, file=io.StringIO())
+        render_cascade_table(spec, console)
+        text = console.export_text()
     emit_text(text, output)

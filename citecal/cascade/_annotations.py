@@ -1,0 +1,89 @@
+"""Cascade training rows from a pulled annotation table (README "The cascade").
+
+One row per record: people's consensus (the median of its annotators' scores,
+supports when ≥ 2), the features the local verifier reads from the columns
+``pull`` writes (claim, raw cited code, the lines above, the rule check's terms
+and verdict, the mode), and each judge model's support score. The record's
+report is its group, so thresholds rest on probabilities from verifiers that
+never saw that report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from citecal.cascade._cascade import VERDICTS, TierSpec
+from citecal.cascade._features import FeatureInput
+from citecal.cascade._training import Row
+from citecal.errors import InputError
+
+
+def _text(value: object) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    return str(value)
+
+
+def _terms(value: object) -> int:
+    return len([t for t in _text(value).split(",") if t.strip()])
+
+
+def rows_from_table(df: pd.DataFrame) -> tuple[list[Row], list[str]]:
+    """Training rows (one per record) and the judge models seen, in table order.
+
+    Raises:
+        InputError: the table lacks the columns every row needs.
+    """
+    needed = {"record_id", "report_id", "claim", "cited_code", "human_score"}
+    missing = sorted(needed - set(df.columns))
+    if missing:
+        raise InputError(f"annotation table lacks {', '.join(missing)}: cannot fit a cascade")
+    models: list[str] = []
+    rows: list[Row] = []
+    for record_id, group in df.groupby("record_id", sort=True):
+        first = group.iloc[0]
+        human = float(np.median(group["human_score"].astype(float))) >= 2
+        judges: dict[str, float] = {}
+        if "judge_model" in group and "llm_score" in group:
+            for model, sub in group.groupby("judge_model"):
+                scores = pd.to_numeric(sub["llm_score"], errors="coerce").dropna()
+                if len(scores):
+                    judges[str(model)] = float(scores.iloc[0])
+                    if str(model) not in models:
+                        models.append(str(model))
+        rule = _text(first.get("extractive_verdict")) or None
+        method = _text(first.get("method"))
+        if rule is None and method == "extractive":
+            rule = _text(first.get("llm_verdict")) or None
+        before = _text(first.get("context_before"))
+        feats = FeatureInput(
+            claim=_text(first.get("claim")),
+            code=_text(first.get("cited_code")),
+            context_before="\n".join(before.splitlines()[-3:]),
+            mode=_text(first.get("mode")) or None,
+            rule_verdict=rule if rule in VERDICTS else "unverified",
+            matched=_terms(first.get("matched_terms")),
+            missing=_terms(first.get("missing_terms")),
+        )
+        rows.append(
+            Row(
+                group=_text(first.get("report_id")) or str(record_id),
+                features=feats,
+                rule=rule if rule in VERDICTS else None,
+                human=human,
+                judges=tuple(sorted(judges.items())),
+            )
+        )
+    return rows, models
+
+
+def judge_tiers(models: Sequence[str], cost: dict[str, float | None]) -> list[TierSpec]:
+    """Judge tiers cheapest first (unknown prices last, in table order)."""
+    order = sorted(models, key=lambda m: (cost.get(m) is None, cost.get(m) or 0.0))
+    return [TierSpec("judge", m, cost.get(m)) for m in order]
+
+
+__all__ = ["judge_tiers", "rows_from_table"]

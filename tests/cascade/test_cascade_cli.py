@@ -1,0 +1,99 @@
+"""The cascade through the CLI: calibrate --cascade, eval --cascade, the fold split."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citecal.bench import _folds
+from citecal.bench._labels import CitationLabel
+from citecal.bench._score import Scored
+from citecal.cascade import FeatureInput, load_cascade
+from citecal.cascade._training import Row
+from citecal.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "datasets" / "examples"
+TABLE = ROOT / "datasets" / "annotations" / "annotations.parquet"
+
+
+def test_calibrate_cascade_writes_a_file_eval_can_use(tmp_path: Path) -> None:
+    out = tmp_path / "cascade.json"
+    res = CliRunner().invoke(cli, ["calibrate", str(TABLE), "--cascade", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "Cascade on 86 labels" in res.stdout and "abstained (sent to a person)" in res.stdout
+    spec = load_cascade(out)
+    assert [t.name for t in spec.tiers] == ["rules", "local", "judge:gpt-4o-mini"]
+    assert spec.agreement == {"supports": 0.98, "not_supports": 0.9}
+
+
+@pytest.mark.parametrize("bad", ["nan", "1.5", "supports=0.9", "sure=0.9,supports=0.9"])
+def test_bad_agreement_is_a_usage_error(bad: str, tmp_path: Path) -> None:
+    out = tmp_path / "c.json"
+    res = CliRunner().invoke(
+        cli, ["calibrate", str(TABLE), "--cascade", str(out), "--agreement", bad]
+    )
+    assert res.exit_code == 2 and "--agreement" in res.output and "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_eval_with_a_bad_cascade_file_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "c.json"
+    bad.write_text('{"schema_version": 1}')
+    res = CliRunner().invoke(
+        cli,
+        ["eval", str(EXAMPLES / "report.md"), "--repo", str(EXAMPLES / "shopcart"), "--no-llm",
+         "--cascade", str(bad)],
+    )  # fmt: skip
+    assert res.exit_code == 2 and "not a citecal cascade file" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_eval_default_cascade_sends_what_it_cannot_decide_to_a_person() -> None:
+    res = CliRunner().invoke(
+        cli,
+        ["eval", str(EXAMPLES / "report.md"), "--repo", str(EXAMPLES / "shopcart"), "--no-llm",
+         "--cascade", "default", "-f", "json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    summary = out["summary"]["cascade"]
+    abstained = [c for c in out["citations"] if c["suggested_action"] == "annotate"]
+    assert len(abstained) == summary["abstained"] > 0
+    assert all(c["verdict"] == "unverified" for c in abstained)
+    assert all(c["reasoning"].startswith("needs a person:") for c in abstained)
+    decided = sum(summary["decided_by"].values())
+    valid = out["summary"]["valid_citations"]
+    assert decided + summary["abstained"] == valid
+    assert summary["labels"] > 800
+
+
+def test_leave_one_package_out_never_trains_on_the_held_out_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[set[str]] = []
+    real = _folds.fit_cascade
+
+    def spy(rows, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append({r.group for r in rows})
+        return real(rows, *args, **kwargs)
+
+    monkeypatch.setattr(_folds, "fit_cascade", spy)
+    scored: list[Scored] = []
+    rows: dict[int, Row] = {}
+    for i in range(90):
+        pkg = "abc"[i % 3]
+        human = i % 4 != 0
+        label = CitationLabel(
+            id=f"{pkg}-{i}", citation=f"[a.py:{i + 1}]", claim="c", structural="valid",
+            human_score=3 if human else 0, category="literal", difficulty="easy", rationale="r",
+        )  # fmt: skip
+        scored.append(Scored(pkg, "python", label, None))
+        feats = FeatureInput(claim="`f` returns x", code="def f(): return x" if human else "y = 1")
+        rows[i] = Row(pkg, feats, None, human)
+    report = _folds.leave_one_package_out(scored, rows, {"supports": 0.8, "not_supports": 0.8}, 0.1)
+    assert seen == [{"b", "c"}, {"a", "c"}, {"a", "b"}]
+    assert set(report.by_package) == {"a", "b", "c"}
