@@ -107,12 +107,13 @@ def pre_judge(
     probs: dict[int, float] = {}
     if local is not None and spec.verifier is not None and open_:
         cache: dict[str, tuple[str, ...]] = {}
+        by_file = sorted(open_, key=lambda i: out[i].extracted.citation.file_path)
         inputs = []
-        for i in open_:
+        for i in by_file:  # file by file: each file's words are indexed once
             lines = read_lines(store, out[i].extracted.citation.file_path, cache)
             inputs.append(feature_input(out[i], context_before(lines, out[i]), lines))
         x = feature_matrix(inputs)
-        probs = dict(zip(open_, spec.verifier.predict(x).tolist(), strict=True))
+        probs = dict(zip(by_file, spec.verifier.predict(x).tolist(), strict=True))
     escalate: list[int] = []
     for i in open_:
         o = out[i]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,16 +175,33 @@ def _parts(text: str) -> set[str]:
     """Lower-cased words and identifier parts (``getUserName`` → get, user, name)."""
     out: set[str] = set()
     for word in _WORD.findall(text):
-        low = word.lower()
-        out.add(low)
-        for piece in word.split("_"):
-            for part in _CAMEL.findall(piece):
-                out.add(part.lower())
+        out.add(word.lower())
+        if "_" in word or not (word.islower() or word.isupper()):
+            out.update(part.lower() for part in _CAMEL.findall(word))
     return out
 
 
 def _share(found: int, total: int, empty: float = 0.5) -> float:
     return found / total if total else empty
+
+
+_PARTS_CACHE: dict[int, tuple[tuple[str, ...], dict[str, list[int]]]] = {}
+
+
+def _positions(lines: tuple[str, ...]) -> dict[str, list[int]]:
+    """Word/identifier part → the 0-based lines it is on; computed once per file."""
+    hit = _PARTS_CACHE.get(id(lines))
+    if hit is not None and hit[0] is lines:
+        return hit[1]
+    where: dict[str, list[int]] = {}
+    for n, line in enumerate(lines):
+        for part in _parts(line):
+            where.setdefault(part, []).append(n)
+    if len(_PARTS_CACHE) > 256:  # callers go file by file; keep the newest files
+        for key in list(_PARTS_CACHE)[:128]:
+            del _PARTS_CACHE[key]
+    _PARTS_CACHE[id(lines)] = (lines, where)
+    return where
 
 
 def _window_features(item: FeatureInput, keys: set[str]) -> tuple[float, float]:
@@ -197,13 +215,16 @@ def _window_features(item: FeatureInput, keys: set[str]) -> tuple[float, float]:
     if not lines or not keys or item.start_line < 1 or item.end_line < item.start_line:
         return 0.0, 0.0
     width = item.end_line - item.start_line + 1
-    per_line = [_parts(line) & keys for line in lines]
+    where = _positions(lines)
+    hits = [where[k] for k in keys if k in where]
+    if not hits:
+        return 0.0, 0.0
 
     def score(lo: int) -> int:
-        found: set[str] = set()
-        for words in per_line[lo : lo + width]:
-            found |= words
-        return len(found)
+        hi = lo + width
+        return sum(
+            bisect_left(pos, lo) < len(pos) and pos[bisect_left(pos, lo)] < hi for pos in hits
+        )
 
     cited = score(item.start_line - 1)
     step = max(1, width // 2)
