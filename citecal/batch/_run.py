@@ -309,9 +309,17 @@ def evaluate_batch(
     """
     from pathlib import Path
 
-    from citecal.batch._cluster import connect, dashboard_link, judge_slots
+    from citecal.batch._cluster import (
+        check_scheduler_address,
+        connect,
+        dashboard_link,
+        judge_slots,
+    )
     from citecal.config import config_from_layers, config_layers
     from citecal.verify.judge import JudgeUnavailable, build_judge
+
+    if options.scheduler is not None:
+        check_scheduler_address(options.scheduler)  # before the output directory is made
 
     config_file = Path(options.config_file) if options.config_file else None
     below = config_layers(None, None, include_env=False)  # the user config file
