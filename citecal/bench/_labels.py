@@ -8,14 +8,17 @@ label is an error naming the file and the field, not a silently skipped row.
 from __future__ import annotations
 
 import json
+import os
 import re
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from citecal._io import read_text_file
 from citecal.errors import InputError
+from citecal.extract import line_number
+from citecal.source._paths import is_within, real_root
 
 Structural = Literal["valid", "invalid_file", "invalid_range"]
 Category = Literal[
@@ -32,7 +35,8 @@ Category = Literal[
 ]
 Difficulty = Literal["easy", "medium", "hard"]
 
-_CITATION_RE = re.compile(r"^\[(?P<path>[^\[\]:]+):(?P<start>\d+)(?:-(?P<end>\d+))?\]$")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+\-]*")
+_CITATION_RE = re.compile(r"^\[(?P<path>[^\[\]:]+):(?P<start>[0-9]+)(?:-(?P<end>[0-9]+))?\]$")
 
 
 class _Strict(BaseModel):
@@ -68,8 +72,8 @@ class CitationLabel(_Strict):
         m = _CITATION_RE.match(self.citation.strip())
         if m is None:  # checked by LabelSet's validator, never reached for loaded sets
             raise ValueError(f"not a line citation: {self.citation}")
-        start = int(m.group("start"))
-        end = int(m.group("end") or start)
+        start = line_number(m.group("start"))  # 20 digits: the overflow marker, as in eval
+        end = line_number(m.group("end") or m.group("start"))
         return m.group("path").strip(), start, end, self.occurrence
 
 
@@ -116,15 +120,28 @@ def _load_one(directory: Path, sources_root: Path) -> GroundTruth:
             raise InputError(f"{path}: {label.id}: duplicate citation or id")
         seen.add(label.key)
         ids.add(label.id)
-    report = directory / labels.report
+    report = _inside(directory, labels.report, path, "report")
     if not report.is_file():
         raise InputError(f"{path}: report not found: {report}")
-    return GroundTruth(
-        id=directory.name,
-        labels=labels,
-        report_path=report,
-        sources=sources_root / f"{directory.name}-{labels.version}",
-    )
+    if not _PLAIN_NAME.fullmatch(labels.version):
+        raise InputError(
+            f"{path}: version must be a plain version string (letters, digits, . _ + -), "
+            f"not {labels.version!r}"
+        )
+    sources = _inside(sources_root, f"{directory.name}-{labels.version}", path, "version")
+    return GroundTruth(id=directory.name, labels=labels, report_path=report, sources=sources)
+
+
+def _inside(base: Path, name: str, path: Path, field: str) -> Path:
+    """``base / name``, refused unless it stays inside ``base`` (symlinks resolved).
+
+    README "Security": a label file is input; its ``report`` and ``version`` name
+    files under the dataset and sources directories and nothing else.
+    """
+    target = base / name
+    if PurePath(name).is_absolute() or not is_within(real_root(base), os.path.realpath(target)):
+        raise InputError(f"{path}: {field} {name!r} leads out of {base}")
+    return target
 
 
 def load_groundtruth(

@@ -38,7 +38,15 @@ from citecal.correct._revision import set_report_revision
 from citecal.errors import StoreError
 from citecal.extract import extract_citations
 from citecal.models import Citation, Verdict
-from citecal.source import GitStore, SourceFileError, build_symbol_index, file_names, project_names
+from citecal.source import (
+    BinaryFile,
+    GitStore,
+    SourceFileError,
+    UnsafePath,
+    build_symbol_index,
+    file_names,
+    project_names,
+)
 from citecal.source._gitcmd import run_git
 from citecal.verify import verify_extractive
 
@@ -188,14 +196,21 @@ class Rebaser:
         self.old.close()
         self.new.close()
 
-    def _new_path(self, path: str) -> str | None:
+    def _new_path(self, path: str) -> tuple[str | None, str]:
+        """The path at TO, or None and why the file cannot be cited there."""
         if path in self.renames:
-            return self.renames[path]
+            return self.renames[path], ""
         try:
             self.new.read(path)
-        except SourceFileError:
-            return None
-        return path
+        except BinaryFile:
+            return None, "the file became binary"
+        except UnsafePath:
+            return None, "the file is now a symlink out of the repository"
+        except SourceFileError as exc:
+            if path in self.deleted or str(exc).startswith("File not found"):
+                return None, "the file was deleted"
+            return None, f"the file cannot be read at TO: {exc}"
+        return path, ""
 
     def _diff(self, old_path: str, new_path: str) -> list[_Hunk]:
         key = (old_path, new_path)
@@ -217,12 +232,12 @@ class Rebaser:
         except SourceFileError:
             return "deleted", None, "the file did not exist at FROM"
         old_lines = old_file.lines(c.start_line, c.end_line).split("\n")
-        new_path = self._new_path(c.file_path)
+        new_path, gone = self._new_path(c.file_path)
         if new_path is None:
             found = self._elsewhere(c, old_lines)
             if found is not None:
                 return "moved", found, "content"
-            return "deleted", None, "the file was deleted"
+            return "deleted", None, gone
         new_file = self.new.read(new_path)
         hunks = self._diff(c.file_path, new_path)
         start, end = map_line(hunks, c.start_line), map_line(hunks, c.end_line)

@@ -39,9 +39,9 @@ from citecal.models import Citation, ValidationResult
 from citecal.source import SourceFile, SourceFileError, SourceStore, build_symbol_index
 from citecal.verify._structural import validate_citation
 
-_PAGE = re.compile(r"p(\d{1,9})")
-_TIME = re.compile(r"(?:(\d{1,3}):)?(\d{1,3}):(\d{2})")
-_SENTENCE = re.compile(r"S:(\d{1,9})")
+_PAGE = re.compile(r"p([0-9]{1,9})")
+_TIME = re.compile(r"(?:([0-9]{1,3}):)?([0-9]{1,3}):([0-9]{2})")
+_SENTENCE = re.compile(r"S:([0-9]{1,9})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
