@@ -16,19 +16,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from citecal._io import read_text_file
-from citecal.annotate._records import BuiltRecords, SuggestionValue
-from citecal.annotate._settings import AnnotationSpec
 from citecal.correct._models import Correction, CorrectionsFile
 from citecal.errors import InputError
 from citecal.models import LINE_NUMBER_OVERFLOW, EvalResult
 from citecal.source import SourceFileError
 from citecal.source._errors import display_path
 from citecal.source._paths import normalise_cited_path
+
+if TYPE_CHECKING:  # citecal.annotate imports this module (pull's correction columns)
+    from citecal.annotate._records import BuiltRecords
+    from citecal.annotate._settings import AnnotationSpec
 
 AGENT = "citecal correct"
 STRATEGY_KEY = "_correction_strategy"
@@ -107,6 +109,8 @@ def offer_corrections(
         InputError: the corrections are for another report, or name a citation the
             evaluation does not have at that offset; the spec has no correction question.
     """
+    from citecal.annotate._records import BuiltRecords, SuggestionValue
+
     question = spec.pull.correction_question
     if question is None:
         raise InputError(

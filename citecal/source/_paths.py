@@ -15,7 +15,8 @@ Both run before anything is opened, so an escaping path is never read.
 A third rule keeps git's own files out of the evidence (README "Security"):
 a ``.git`` component (:func:`normalise_cited_path`), or a resolved path inside
 a directory laid out as a git directory (:func:`inside_git_dir`: the target
-of a ``gitdir:`` pointer file, a bare repository), is :class:`UnsafePath`.
+of a ``gitdir:`` pointer file, a bare repository), is :class:`GitMetadata`
+(an :class:`UnsafePath`).
 ``.git/config`` can hold a credential (``http.extraheader``); it is never
 read, put in a result or sent to a judge.
 """
@@ -26,7 +27,7 @@ import os
 import posixpath
 import re
 
-from citecal.source._errors import FileMissing, UnsafePath, display_path
+from citecal.source._errors import FileMissing, GitMetadata, UnsafePath, display_path
 
 _WINDOWS_DRIVE = re.compile(r"[A-Za-z]:(?:[/\\]|$)")
 
@@ -36,9 +37,9 @@ def escape_error(path: str) -> UnsafePath:
     return UnsafePath(f"Path escapes the repository: {display_path(path)}")
 
 
-def git_metadata_error(path: str) -> UnsafePath:
+def git_metadata_error(path: str) -> GitMetadata:
     """The error for a path into git's own files."""
-    return UnsafePath(
+    return GitMetadata(
         f"Path is inside a git directory (.git/), which is never evidence: {display_path(path)}"
     )
 

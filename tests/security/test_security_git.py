@@ -210,6 +210,22 @@ def test_the_directory_a_git_file_points_to_is_never_evidence(tmp_path: Path) ->
         assert store.read("src/app.py").line_count == 3
 
 
+def test_an_excerpt_item_in_the_git_directory_says_why(tmp_path: Path) -> None:
+    """Excerpt citations (``[[item:spec]]``) read the ``--context`` directory: same rule."""
+    repo = make_repo(tmp_path / "repo")
+    sh(repo, "config", "http.extraheader", SECRET)
+    report = tmp_path / "r.md"
+    report.write_text("The remote is configured [[.git/config:L1-3]].\n")
+    code, out, err = eval_json(report, repo, "--context", str(repo))
+    assert code == 0, err
+    (row,) = json.loads(out)["citations"]
+    assert row["failure_type"] == "invalid_file"
+    assert row["error"] == (
+        "Path is inside a git directory (.git/), which is never evidence: .git/config"
+    )
+    assert "ghp_s3cret" not in out + err
+
+
 # --------------------------------------------------------------------------- item 3: --rev
 
 
