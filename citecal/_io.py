@@ -209,6 +209,30 @@ def _input_kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
+def check_regular_file(path: Path | str, what: str = "file") -> None:
+    """Refuse anything but a regular file (following symlinks), before it is opened.
+
+    Raises:
+        InputError: missing, a directory, a FIFO, device or socket (README "Security").
+    """
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise InputError(f"{what} not found: {p}") from None
+    except PermissionError:
+        raise InputError(f"{what} is not readable (permission denied): {p}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {p}: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{what} is a directory, not a file: {p}")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(
+            f"{what} is {_input_kind(st.st_mode)}, not a regular file: {p} "
+            "(citecal reads input only from regular files)"
+        )
+
+
 def read_regular_bytes(path: Path | str, what: str = "file") -> bytes:
     """The bytes of a regular file; a FIFO, device or socket is refused, never opened to read.
 
@@ -221,15 +245,8 @@ def read_regular_bytes(path: Path | str, what: str = "file") -> bytes:
         InputError: missing, not a regular file, unreadable.
     """
     p = Path(path)
+    check_regular_file(p, what)
     try:
-        st = os.stat(p)
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError(
-                f"{what} is {_input_kind(st.st_mode)}, not a regular file: {p} "
-                "(citecal reads input only from regular files)"
-            )
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())

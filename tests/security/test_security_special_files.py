@@ -112,6 +112,25 @@ def test_an_eval_batch_row_that_is_a_fifo_is_an_error_row(
     ]
 
 
+@pytest.mark.parametrize("special", ["fifo"], indirect=True)
+def test_an_eval_batch_manifest_that_is_a_fifo_is_refused(
+    special: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, kind = special
+    manifest = path.with_name("m.csv")
+    path.rename(manifest)  # the FIFO, named like a manifest
+    result = CliRunner().invoke(
+        cli, ["eval-batch", str(manifest), "-o", str(tmp_path / "out"), "--no-llm"]
+    )
+    manifest.rename(path)  # for the fixture's clean-up
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"Error: manifest is {kind}, not a regular file: {manifest} "
+        "(citecal reads input only from regular files)\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("address", ["not a url", "localhost:8786", "tcp://host", "foo://x:1"])
 def test_a_scheduler_that_is_not_an_address_fails_at_once(
     address: str, repo: Path, tmp_path: Path
