@@ -72,7 +72,7 @@ class GitStore(CachingStore):
             raise StoreError(f"repository not found: {repo}")
         if not repo.is_dir():
             raise StoreError(f"repository is not a directory: {repo}")
-        find_git()
+        find_git()  # a missing git is one PrerequisiteError line, before anything else
         self.repo = repo
         check_git_dir(repo)
         prefix = self._check_repository()
