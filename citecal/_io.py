@@ -196,11 +196,63 @@ def atomic_write_text(target: Path | str, text: str) -> None:
     atomic_write(target, lambda fh: fh.write(text.encode("utf-8")))
 
 
-def read_text_file(path: Path | str, what: str = "file") -> str:
-    """Read a UTF-8 text file, turning every expected failure into one-line InputError."""
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _input_kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def check_regular_file(path: Path | str, what: str = "file") -> None:
+    """Refuse anything but a regular file (following symlinks), before it is opened.
+
+    Raises:
+        InputError: missing, a directory, a FIFO, device or socket (README "Security").
+    """
     p = Path(path)
     try:
-        data = p.read_bytes()
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise InputError(f"{what} not found: {p}") from None
+    except PermissionError:
+        raise InputError(f"{what} is not readable (permission denied): {p}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {p}: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{what} is a directory, not a file: {p}")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(
+            f"{what} is {_input_kind(st.st_mode)}, not a regular file: {p} "
+            "(citecal reads input only from regular files)"
+        )
+
+
+def read_regular_bytes(path: Path | str, what: str = "file") -> bytes:
+    """The bytes of a regular file; a FIFO, device or socket is refused, never opened to read.
+
+    README "Security": a named pipe given as a report would block the run and a
+    device (``/dev/zero``) would never end, so input files must be regular files.
+    The path is ``stat``-ed first, then opened with ``O_NONBLOCK`` and checked
+    again with ``fstat`` (a swap in between is refused too).
+
+    Raises:
+        InputError: missing, not a regular file, unreadable.
+    """
+    p = Path(path)
+    check_regular_file(p, what)
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise InputError(f"{what} is {_input_kind(st.st_mode)}, not a regular file: {p}")
+            return fh.read()
     except FileNotFoundError:
         raise InputError(f"{what} not found: {p}") from None
     except IsADirectoryError:
@@ -209,9 +261,22 @@ def read_text_file(path: Path | str, what: str = "file") -> str:
         raise InputError(f"{what} is not readable (permission denied): {p}") from None
     except OSError as exc:
         raise InputError(f"cannot read {what} {p}: {exc.strerror}") from None
+
+
+def read_text_file(path: Path | str, what: str = "file") -> str:
+    """Read a UTF-8 text file (a regular file), turning every expected failure into one line.
+
+    Raises:
+        InputError: see :func:`read_regular_bytes`; not UTF-8.
+    """
+    return decode_text(read_regular_bytes(path, what), path, what)
+
+
+def decode_text(data: bytes, path: Path | str, what: str = "file") -> str:
+    """``data`` decoded as UTF-8 (a BOM dropped), or one-line InputError naming ``path``."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"{what} is not valid UTF-8 ({p}, byte {exc.start}): re-encode it as UTF-8"
+            f"{what} is not valid UTF-8 ({path}, byte {exc.start}): re-encode it as UTF-8"
         ) from None

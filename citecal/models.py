@@ -50,6 +50,11 @@ LINE_NUMBER_OVERFLOW = 10**18
 """Stored for a cited line number of more than 18 digits (validation: ``invalid_range``)."""
 
 
+def report_digest(text: str) -> str:
+    """SHA-256 (hex) of a report's text: its identity across eval, correct and push."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class Citation:
     """A reference to lines of a file in the evaluated repository.
@@ -372,6 +377,11 @@ class EvalResult(_Model):
 
     schema_version: int = SCHEMA_VERSION
     report: str = Field(description="Path (or name) of the evaluated report.")
+    report_sha256: str | None = Field(
+        None,
+        description="SHA-256 of the report's text as read (UTF-8, BOM removed): how "
+        "`citecal push --corrections` knows a corrections file is for this report.",
+    )
     repo: str = Field(description="Repository the citations were checked against.")
     rev: str | None = Field(None, description="Git revision, when evaluated at one.")
     context: str | None = Field(None, description="Directory of [[item]] citations (--context).")

@@ -28,6 +28,7 @@ from citecal.models import (
     ExtractedCitation,
     ValidationResult,
     Verdict,
+    report_digest,
 )
 from citecal.source import (
     CachingStore,
@@ -507,6 +508,7 @@ def evaluate_report(
         summary = summary.model_copy(update={"cascade": summary_of(cascade, decided_by, abstained)})
     return EvalResult(
         report=report_name,
+        report_sha256=report_digest(report_text),
         repo=store.name,
         rev=store.rev,
         context=context.name if context is not None else None,

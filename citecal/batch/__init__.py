@@ -24,6 +24,7 @@ from citecal.batch._run import (
     run_plan,
 )
 from citecal.batch._tables import (
+    LOCK_NAME,
     SCHEMAS,
     TABLES,
     BatchOutput,
@@ -36,6 +37,7 @@ from citecal.batch._tasks import BatchTask, JobSettings, TaskResult, make_tasks,
 
 __all__ = [
     "DEFAULT_TASK_SIZE",
+    "LOCK_NAME",
     "SCHEMAS",
     "TABLES",
     "BatchError",

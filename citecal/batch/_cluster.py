@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from citecal.errors import ServiceError
+from citecal.errors import InputError, ServiceError
 
 if TYPE_CHECKING:
     from distributed import Client, Semaphore
@@ -161,6 +161,35 @@ class _IgnoreInterrupt:
 
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+_HOST_SCHEMES = ("tcp", "tls", "ws", "wss")
+
+
+def check_scheduler_address(address: str) -> None:
+    """Refuse an address no Dask client could ever connect to, before anything starts.
+
+    ``distributed`` would otherwise try it for ``distributed.comm.timeouts.connect``
+    (about a minute, leaving an output directory behind) and print a traceback when
+    its client is collected.
+
+    Raises:
+        InputError: no ``SCHEME://`` of a Dask comm backend, or no ``HOST:PORT``.
+    """
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import backends
+
+    problem = f"--scheduler {address!r} is not a Dask scheduler address (e.g. tcp://10.0.0.5:8786)"
+    try:
+        scheme, location = parse_address(address, strict=True)
+        if scheme not in backends:
+            raise ValueError(scheme)
+        if scheme in _HOST_SCHEMES:
+            host, port = parse_host_port(location)
+            if not host or any(c.isspace() or c in "/?#@" for c in str(host)) or not port:
+                raise ValueError(location)
+    except ValueError:
+        raise InputError(problem) from None
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citecal._io import check_regular_file
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
@@ -81,10 +82,7 @@ def _read(path: Path) -> pd.DataFrame:
         raise InputError(
             f"unknown manifest type '{path.suffix}' ({path}): use .csv, .jsonl or .parquet"
         )
-    if not path.exists():
-        raise InputError(f"manifest not found: {path}")
-    if path.is_dir():
-        raise InputError(f"manifest is a directory, not a file: {path}")
+    check_regular_file(path, "manifest")  # README "Security": a FIFO would block the driver
     try:
         if kind == "csv":
             return pd.read_csv(path, dtype=str, keep_default_na=False)

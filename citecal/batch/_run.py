@@ -8,6 +8,7 @@ each task finishes.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 import warnings
@@ -309,9 +310,17 @@ def evaluate_batch(
     """
     from pathlib import Path
 
-    from citecal.batch._cluster import connect, dashboard_link, judge_slots
+    from citecal.batch._cluster import (
+        check_scheduler_address,
+        connect,
+        dashboard_link,
+        judge_slots,
+    )
     from citecal.config import config_from_layers, config_layers
     from citecal.verify.judge import JudgeUnavailable, build_judge
+
+    if options.scheduler is not None:
+        check_scheduler_address(options.scheduler)  # before the output directory is made
 
     config_file = Path(options.config_file) if options.config_file else None
     below = config_layers(None, None, include_env=False)  # the user config file
@@ -324,52 +333,55 @@ def evaluate_batch(
         except JudgeUnavailable as exc:
             unavailable = str(exc)
     output = BatchOutput(options.output)
-    the_plan = plan(
-        entries,
-        output,
-        resume=options.resume,
-        task_size=options.task_size,
-        dry_run=options.dry_run,
-    )
-    cache_dir = options.cache_dir or str(output.root / "judge-cache")
-    if not the_plan.tasks:  # everything is done already: no cluster needed
-        if on_start is not None:
-            on_start(Started(the_plan, 0, None, unavailable))
-        progress = Progress(total=0)
-        if options.dry_run:
-            return summarize_dry_run(progress)
-        return summarize_run(output, the_plan, progress, 0, None)
-    with connect(options.scheduler, options.workers) as client:
-        workers = len(client.scheduler_info().get("workers", {}))
-        slots, handle = None, None
-        if not options.no_llm and not options.dry_run and unavailable is None:
-            slots, handle = judge_slots(
-                client, config.judge.concurrency, f"citecal-judge-{uuid.uuid4().hex}"
-            )
-        job = JobSettings(
-            output=str(output.root.absolute()),
-            below=below,
-            above=above,
-            overrides=options.overrides,
-            no_llm=options.no_llm,
-            prompt=options.prompt,
-            model=options.model,
-            use_cache=options.use_cache,
-            cache_dir=str(Path(cache_dir).absolute()) if options.use_cache else None,
-            slots=slots,
+    # README "Many reports": one run at a time writes into an output directory
+    held = output.lock() if not options.dry_run else contextlib.nullcontext()
+    with held:
+        the_plan = plan(
+            entries,
+            output,
+            resume=options.resume,
+            task_size=options.task_size,
             dry_run=options.dry_run,
         )
-        if on_start is not None:
-            on_start(Started(the_plan, workers, dashboard_link(client), unavailable))
-        progress = run_plan(client, the_plan, job, on_progress)
-        if handle is not None:
-            # Only after a finished run: when a batch stops early, tasks still running
-            # on the cluster release their leases after the driver has gone, and the
-            # semaphore must outlive them (the scheduler forgets it when it stops).
-            with warnings.catch_warnings():
-                # Leases of a worker that died are counted until they time out.
-                warnings.simplefilter("ignore", RuntimeWarning)
-                handle.close()
-        if options.dry_run:
-            return summarize_dry_run(progress)
-        return summarize_run(output, the_plan, progress, workers, dashboard_link(client))
+        cache_dir = options.cache_dir or str(output.root / "judge-cache")
+        if not the_plan.tasks:  # everything is done already: no cluster needed
+            if on_start is not None:
+                on_start(Started(the_plan, 0, None, unavailable))
+            progress = Progress(total=0)
+            if options.dry_run:
+                return summarize_dry_run(progress)
+            return summarize_run(output, the_plan, progress, 0, None)
+        with connect(options.scheduler, options.workers) as client:
+            workers = len(client.scheduler_info().get("workers", {}))
+            slots, handle = None, None
+            if not options.no_llm and not options.dry_run and unavailable is None:
+                slots, handle = judge_slots(
+                    client, config.judge.concurrency, f"citecal-judge-{uuid.uuid4().hex}"
+                )
+            job = JobSettings(
+                output=str(output.root.absolute()),
+                below=below,
+                above=above,
+                overrides=options.overrides,
+                no_llm=options.no_llm,
+                prompt=options.prompt,
+                model=options.model,
+                use_cache=options.use_cache,
+                cache_dir=str(Path(cache_dir).absolute()) if options.use_cache else None,
+                slots=slots,
+                dry_run=options.dry_run,
+            )
+            if on_start is not None:
+                on_start(Started(the_plan, workers, dashboard_link(client), unavailable))
+            progress = run_plan(client, the_plan, job, on_progress)
+            if handle is not None:
+                # Only after a finished run: when a batch stops early, tasks still running
+                # on the cluster release their leases after the driver has gone, and the
+                # semaphore must outlive them (the scheduler forgets it when it stops).
+                with warnings.catch_warnings():
+                    # Leases of a worker that died are counted until they time out.
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    handle.close()
+            if options.dry_run:
+                return summarize_dry_run(progress)
+            return summarize_run(output, the_plan, progress, workers, dashboard_link(client))

@@ -44,6 +44,8 @@ TABLES: tuple[str, ...] = ("citations", "errors", "reports")
 """Write order: the reports part last, as the commit marker."""
 
 PART_PREFIX = "part-"
+LOCK_NAME = ".citecal-batch.lock"
+"""Locked (``flock``) by the run writing into an output directory; the empty file stays."""
 
 
 # --------------------------------------------------------------------------- schemas
@@ -182,6 +184,35 @@ class BatchOutput:
             raise InputError(
                 f"cannot create output directory {self.root}: {exc.strerror}"
             ) from None
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the output directory for one run: a second run into it is refused at once.
+
+        The lock is the operating system's (``filelock``): a run that is killed
+        lets go of it with its process, so a stale lock file never blocks.
+
+        Raises:
+            InputError: another run holds the directory, or it cannot be made.
+        """
+        from filelock import FileLock, Timeout
+
+        self.create()
+        path = self.root / LOCK_NAME
+        guard = FileLock(path, timeout=0)
+        try:
+            guard.acquire()
+        except Timeout:
+            raise InputError(
+                f"another citecal eval-batch is writing to {self.root} (it holds {path}): "
+                "wait for it to end, or choose another --output"
+            ) from None
+        except OSError as exc:
+            raise InputError(f"cannot lock output directory {self.root}: {exc.strerror}") from None
+        try:
+            yield
+        finally:
+            guard.release()
 
     def write_part(
         self,

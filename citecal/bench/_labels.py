@@ -17,14 +17,17 @@ load: they are upgraded in memory (every label planted), exactly as
 from __future__ import annotations
 
 import json
+import os
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from citecal._io import read_text_file
 from citecal.errors import InputError
+from citecal.extract import line_number
+from citecal.source._paths import is_within, real_root
 
 Structural = Literal["valid", "invalid_file", "invalid_range"]
 Origin = Literal["planted", "natural"]
@@ -105,8 +108,8 @@ class CitationLabel(_Strict):
         m = _CITATION_RE.match(self.citation.strip())
         if m is None:  # checked by LabelSet's validator, never reached for loaded sets
             raise ValueError(f"not a line citation: {self.citation}")
-        start = int(m.group("start"))
-        end = int(m.group("end") or start)
+        start = line_number(m.group("start"))  # 20 digits: the overflow marker, as in eval
+        end = line_number(m.group("end") or m.group("start"))
         return m.group("path").strip(), start, end, self.occurrence
 
 
@@ -172,12 +175,16 @@ class GroundTruth(BaseModel):
         return self.labels.origin
 
 
-def _inside(base: Path, name: str, what: str, path: Path) -> Path:
-    """``base/name`` when ``name`` is a plain relative path that stays inside ``base``."""
-    rel = PurePosixPath(name)
-    if not name or rel.is_absolute() or ".." in rel.parts or "\\" in name:
-        raise InputError(f"{path}: {what} must be a path inside {base}: {name!r}")
-    return base / rel
+def _inside(base: Path, name: str, path: Path, field: str) -> Path:
+    """``base / name``, refused unless it stays inside ``base`` (symlinks resolved).
+
+    README "Security": a label file is input; its ``report`` and ``version`` name
+    files under the dataset and sources directories and nothing else.
+    """
+    target = base / name
+    if PurePath(name).is_absolute() or not is_within(real_root(base), os.path.realpath(target)):
+        raise InputError(f"{path}: {field} {name!r} leads out of {base}")
+    return target
 
 
 def _load_one(path: Path, sources_root: Path) -> GroundTruth:
@@ -204,18 +211,21 @@ def _load_one(path: Path, sources_root: Path) -> GroundTruth:
         seen.add(label.key)
         ids.add(label.id)
     _check_sentences(path, labels)
-    if not _VERSION_RE.match(labels.version):
-        raise InputError(f"{path}: version is not a plain version string: {labels.version!r}")
-    report = _inside(directory, labels.report, "report", path)
+    report = _inside(directory, labels.report, path, "report")
     if not report.is_file():
         raise InputError(f"{path}: report not found: {report}")
+    if not _VERSION_RE.fullmatch(labels.version):
+        raise InputError(
+            f"{path}: version must be a plain version string (letters, digits, . _ + -), "
+            f"not {labels.version!r}"
+        )
     suffix = path.stem.removeprefix("labels").removeprefix("-")
     return GroundTruth(
         id=f"{directory.name}/{suffix}" if suffix else directory.name,
         package=directory.name,
         labels=labels,
         report_path=report,
-        sources=sources_root / f"{directory.name}-{labels.version}",
+        sources=_inside(sources_root, f"{directory.name}-{labels.version}", path, "version"),
     )
 
 

@@ -34,6 +34,7 @@ from citecal.chunks._models import Chunk, ChunkKind
 from citecal.errors import InputError
 from citecal.extract import sentence_blocks
 from citecal.source import Definition, SymbolIndex, build_symbol_index, language_for_path
+from citecal.source._paths import git_metadata_error, inside_git_dir, is_within, real_root
 
 SourceKind = Literal["markdown", "text", "code"]
 
@@ -323,24 +324,36 @@ def iter_source_files(paths: Iterable[Path]) -> Iterator[tuple[Path, str]]:
 
     Directories are walked in sorted order, skipping hidden entries, VCS and
     virtual-environment folders, and files whose names say neither prose nor
-    a language. Yields (path, source name).
+    a language. A symlink that leads out of the walked directory, or into a git
+    directory, is not one of its files and is skipped (README "Security"); a
+    FIFO or device is refused when read (:func:`citecal._io.read_text_file`),
+    so a walk never blocks. Yields (path, source name).
+
+    Raises:
+        InputError: a path that does not exist, or a file inside a git directory.
     """
     for path in paths:
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
+            root = real_root(path)
+            for top, dirs, files in os.walk(path):
                 dirs[:] = sorted(
                     d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith(".")
                 )
                 for name in sorted(files):
                     if name.startswith("."):
                         continue
-                    full = Path(root) / name
+                    full = Path(top) / name
+                    real = os.path.realpath(full)
+                    if not is_within(root, real) or inside_git_dir(root, real):
+                        continue  # a link out of the directory, or into .git/
                     rel = full.as_posix().removeprefix("./")
                     suffix = posixpath.splitext(name.lower())[1]
                     known = suffix in MARKDOWN_SUFFIXES or (suffix in TEXT_SUFFIXES and suffix)
                     if known or language_for_path(rel) not in (None, "markdown", "rst"):
                         yield full, rel
         elif path.exists():
+            if inside_git_dir(os.sep, os.path.realpath(path)):
+                raise InputError(str(git_metadata_error(str(path))))
             yield path, path.as_posix().removeprefix("./")
         else:
             raise InputError(f"source file not found: {path}")

@@ -9,17 +9,16 @@ from typing import Any
 
 import click
 
-from citecal._io import atomic_write_text, check_output, read_text_file
+from citecal._io import atomic_write_text, check_output, decode_text, read_regular_bytes
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
 
 def read_report(path: Path) -> tuple[str, str]:
     """The report's text and the BOM it started with ("" if none), so output keeps it."""
-    text = read_text_file(path, "report")
-    with path.open("rb") as fh:
-        bom = codecs.BOM_UTF8.decode("utf-8") if fh.read(3) == codecs.BOM_UTF8 else ""
-    return text, bom
+    data = read_regular_bytes(path, "report")  # README "Security": no FIFO or device
+    bom = codecs.BOM_UTF8.decode("utf-8") if data.startswith(codecs.BOM_UTF8) else ""
+    return decode_text(data, path, "report"), bom
 
 
 def run_correct(

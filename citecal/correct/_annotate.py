@@ -16,16 +16,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from citecal._io import read_text_file
-from citecal.annotate._records import BuiltRecords, SuggestionValue
-from citecal.annotate._settings import AnnotationSpec
 from citecal.correct._models import Correction, CorrectionsFile
 from citecal.errors import InputError
-from citecal.models import EvalResult
+from citecal.models import LINE_NUMBER_OVERFLOW, EvalResult
+from citecal.source import SourceFileError
+from citecal.source._errors import display_path
+from citecal.source._paths import normalise_cited_path
+
+if TYPE_CHECKING:  # citecal.annotate imports this module (pull's correction columns)
+    from citecal.annotate._records import BuiltRecords
+    from citecal.annotate._settings import AnnotationSpec
 
 AGENT = "citecal correct"
 STRATEGY_KEY = "_correction_strategy"
@@ -35,16 +40,52 @@ COLUMNS = ("correction_strategy", "correction_suggested")
 
 
 def read_corrections(path: Path) -> CorrectionsFile:
-    """A corrections file written by ``citecal correct --corrections``; InputError otherwise."""
+    """A corrections file written by ``citecal correct --corrections``; InputError otherwise.
+
+    Every proposed place is checked (:func:`check_locations`) before anything is offered.
+    """
     text = read_text_file(path, "corrections file")
     try:
-        return CorrectionsFile.model_validate_json(text)
+        corrections = CorrectionsFile.model_validate_json(text)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
         raise InputError(
             f"{path} is not a `citecal correct --corrections` file: '{where}': {err['msg']}"
         ) from None
+    check_locations(corrections, path)
+    return corrections
+
+
+def check_locations(corrections: CorrectionsFile, path: Path | str = "corrections file") -> None:
+    """Refuse a proposed place outside the repository or with impossible lines.
+
+    README "Security": a corrections file is input like a report; what it proposes
+    is shown to annotators as the suggested answer, so every ``new`` location must
+    be a repository-relative path (no ``..``, absolute path, ``~`` or ``.git``)
+    and a line range a file can have (1 ≤ start ≤ end, at most 18 digits:
+    ``invalid_range`` otherwise, as in eval).
+
+    Raises:
+        InputError: naming the first bad correction (1-based) and why.
+    """
+    for n, c in enumerate(corrections.corrections, 1):
+        new = c.new
+        if new is None:
+            continue
+        try:
+            normalise_cited_path(new.file_path)
+        except SourceFileError as exc:
+            raise InputError(
+                f"{path}: correction {n} proposes a place outside the repository: {exc}"
+            ) from None
+        start, end = new.start_line, new.end_line
+        if not 1 <= start <= end < LINE_NUMBER_OVERFLOW:
+            shown = display_path(new.file_path)
+            raise InputError(
+                f"{path}: correction {n} proposes lines no file has "
+                f"({shown}:{start}-{end}, invalid_range)"
+            )
 
 
 def suggestion_text(c: Correction) -> str:
@@ -54,16 +95,6 @@ def suggestion_text(c: Correction) -> str:
     if c.strategy == "rewrite":
         return f"claim: {c.new_claim}"
     return str(c.new)
-
-
-def _same_report(a: str, b: str) -> bool:
-    pa, pb = Path(a), Path(b)
-    if pa == pb or pa.name == pb.name:
-        return True
-    try:
-        return pa.resolve() == pb.resolve()
-    except OSError:
-        return False
 
 
 def offer_corrections(
@@ -78,16 +109,27 @@ def offer_corrections(
         InputError: the corrections are for another report, or name a citation the
             evaluation does not have at that offset; the spec has no correction question.
     """
+    from citecal.annotate._records import BuiltRecords, SuggestionValue
+
     question = spec.pull.correction_question
     if question is None:
         raise InputError(
             "the annotation config has no correction question (pull.correction_question)"
         )
-    if not _same_report(corrections.report, result.report):
+    # README "`citecal correct`": the report is matched by its content, never by its name
+    if corrections.report_sha256 is None or result.report_sha256 is None:
+        missing = "corrections file" if corrections.report_sha256 is None else "evaluation"
         raise InputError(
-            f"the corrections file is for {corrections.report}, "
-            f"the evaluation is of {result.report}"
+            f"the {missing} records no report_sha256 (written by an older citecal): "
+            "run `citecal eval` and `citecal correct --corrections` on the report again"
         )
+    if corrections.report_sha256 != result.report_sha256:
+        raise InputError(
+            f"the corrections file is for another report than the evaluation "
+            f"(report_sha256 {corrections.report_sha256[:12]}… in the corrections file, "
+            f"{result.report_sha256[:12]}… in the evaluation of {result.report})"
+        )
+    check_locations(corrections)
     first: dict[tuple[int, str, int, int], Correction] = {}
     for item in corrections.corrections:
         o = item.original

@@ -23,7 +23,7 @@ from citecal.models import Citation, ExtractedCitation
 EditKind = Literal["replace", "remove", "rewrite"]
 
 _SEPARATOR = re.compile(r"([,;])")
-_DASH = re.compile(r"\d\s*([-‐‑‒–—−])\s*[Ll]?\d")
+_DASH = re.compile(r"[0-9]\s*([-‐‑‒–—−])\s*[Ll]?[0-9]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ def format_part(old: str, new: Citation) -> str:
     core = old.strip()
     lead = old[: len(old) - len(old.lstrip())]
     trail = old[len(old.rstrip()) :]
-    ell = "L" if re.search(r":[Ll]\d", core) else ""
+    ell = "L" if re.search(r":[Ll][0-9]", core) else ""
     dash_m = _DASH.search(core)
     dash = dash_m.group(1) if dash_m else "-"
     if new.start_line == new.end_line:

@@ -349,6 +349,7 @@ def correct_report(
     remaining = _remaining(current, [t for t in tracks if not t.removed], extracted)
     output = CorrectionOutput(
         report=report_name,
+        report_sha256=before.report_sha256,
         iterations=iterations,
         corrections=corrections,
         remaining=remaining,

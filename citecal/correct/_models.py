@@ -75,6 +75,9 @@ class CorrectionsFile(_Model):
 
     schema_version: Literal[1] = 1
     report: str
+    report_sha256: str | None = Field(
+        None, description="SHA-256 of the original report's text, as in its eval JSON."
+    )
     iterations: int
     corrections: list[Correction]
 
@@ -98,6 +101,9 @@ class CorrectionOutput(_Model):
 
     schema_version: Literal[1] = 1
     report: str
+    report_sha256: str | None = Field(
+        None, description="SHA-256 of the original report's text, as in its eval JSON."
+    )
     iterations: int
     corrections: list[Correction]
     remaining: list[Remaining] = Field(default_factory=list)
@@ -111,7 +117,10 @@ class CorrectionOutput(_Model):
 
     def corrections_file(self) -> CorrectionsFile:
         return CorrectionsFile(
-            report=self.report, iterations=self.iterations, corrections=self.corrections
+            report=self.report,
+            report_sha256=self.report_sha256,
+            iterations=self.iterations,
+            corrections=self.corrections,
         )
 
 

@@ -24,7 +24,6 @@ the claim still holds. The rebased report records TO in its revision line
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +38,16 @@ from citecal.correct._revision import set_report_revision
 from citecal.errors import StoreError
 from citecal.extract import extract_citations
 from citecal.models import Citation, Verdict
-from citecal.source import GitStore, SourceFileError, build_symbol_index, file_names, project_names
-from citecal.source._git import _env, find_git
+from citecal.source import (
+    BinaryFile,
+    GitStore,
+    SourceFileError,
+    UnsafePath,
+    build_symbol_index,
+    file_names,
+    project_names,
+)
+from citecal.source._gitcmd import run_git
 from citecal.verify import verify_extractive
 
 Outcome = Literal["unchanged", "moved", "changed", "deleted"]
@@ -99,23 +106,23 @@ class _Hunk:
     new_len: int
 
 
-def _git(repo: Path, *args: str) -> bytes:
-    res = subprocess.run(
-        [find_git(), "-C", str(repo), *args],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        env=_env(),
-        check=False,
-    )
+def _git(
+    repo: Path,
+    subcommand: str,
+    *options: str,
+    revs: tuple[str, ...],
+    paths: tuple[str, ...] | None = None,
+) -> bytes:
+    res = run_git(repo, subcommand, *options, revs=revs, paths=paths)
     if res.returncode != 0:
         message = res.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise StoreError(f"git {args[0]} failed in {repo}: {message[0] if message else ''}")
+        raise StoreError(f"git {subcommand} failed in {repo}: {message[0] if message else ''}")
     return res.stdout
 
 
 def renamed_and_deleted(repo: Path, old: str, new: str) -> tuple[dict[str, str], set[str]]:
     """Paths renamed (old → new) and deleted between two commits, relative to ``repo``."""
-    raw = _git(repo, "diff", "--relative", "--name-status", "-z", "-M", old, new)
+    raw = _git(repo, "diff", "--relative", "--name-status", "-z", "-M", revs=(old, new))
     fields = raw.decode("utf-8", "surrogateescape").split("\0")
     renames: dict[str, str] = {}
     deleted: set[str] = set()
@@ -135,7 +142,7 @@ def renamed_and_deleted(repo: Path, old: str, new: str) -> tuple[dict[str, str],
 
 def file_hunks(repo: Path, old_spec: str, new_spec: str) -> list[_Hunk]:
     """The hunks of a two-blob diff (``git diff -U0 --histogram``), in order."""
-    raw = _git(repo, "diff", "-U0", "--histogram", "--no-color", old_spec, new_spec)
+    raw = _git(repo, "diff", "-U0", "--histogram", revs=(old_spec, new_spec))
     out = []
     for m in _HUNK.finditer(raw):
         a, b, c, d = m.groups()
@@ -189,14 +196,21 @@ class Rebaser:
         self.old.close()
         self.new.close()
 
-    def _new_path(self, path: str) -> str | None:
+    def _new_path(self, path: str) -> tuple[str | None, str]:
+        """The path at TO, or None and why the file cannot be cited there."""
         if path in self.renames:
-            return self.renames[path]
+            return self.renames[path], ""
         try:
             self.new.read(path)
-        except SourceFileError:
-            return None
-        return path
+        except BinaryFile:
+            return None, "the file became binary"
+        except UnsafePath:
+            return None, "the file is now a symlink out of the repository"
+        except SourceFileError as exc:
+            if path in self.deleted or str(exc).startswith("File not found"):
+                return None, "the file was deleted"
+            return None, f"the file cannot be read at TO: {exc}"
+        return path, ""
 
     def _diff(self, old_path: str, new_path: str) -> list[_Hunk]:
         key = (old_path, new_path)
@@ -218,12 +232,12 @@ class Rebaser:
         except SourceFileError:
             return "deleted", None, "the file did not exist at FROM"
         old_lines = old_file.lines(c.start_line, c.end_line).split("\n")
-        new_path = self._new_path(c.file_path)
+        new_path, gone = self._new_path(c.file_path)
         if new_path is None:
             found = self._elsewhere(c, old_lines)
             if found is not None:
                 return "moved", found, "content"
-            return "deleted", None, "the file was deleted"
+            return "deleted", None, gone
         new_file = self.new.read(new_path)
         hunks = self._diff(c.file_path, new_path)
         start, end = map_line(hunks, c.start_line), map_line(hunks, c.end_line)
@@ -297,7 +311,17 @@ class Rebaser:
         if first is None:
             return None
         try:
-            raw = _git(self.repo, "grep", "-l", "-F", "-z", "-e", first, self.new.commit, "--", ".")
+            raw = _git(
+                self.repo,
+                "grep",
+                "-l",
+                "-F",
+                "-z",
+                "-e",
+                first,
+                revs=(self.new.commit,),
+                paths=(".",),
+            )
         except StoreError:
             return None
         for entry in raw.decode("utf-8", "surrogateescape").split("\0"):

@@ -15,7 +15,6 @@ matter, so the line changes no claim.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 from citecal.models import EvalResult
@@ -62,26 +61,15 @@ def stale_citation_warning(result: EvalResult, text: str, repo: Path, rev: str) 
     recorded = report_revision(text)
     if recorded is None:
         return None
-    from citecal.source._git import _env, find_git
+    from citecal.source._gitcmd import is_safe_revision, run_git
 
-    res = subprocess.run(
-        [
-            find_git(),
-            "-C",
-            str(repo),
-            "diff",
-            "--relative",
-            "--name-status",
-            "-z",
-            "-M",
-            recorded,
-            rev,
-        ],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        env=_env(),
-        check=False,
-    )
+    if not is_safe_revision(recorded):
+        # README "Security": a report's revision line never reaches git as an option
+        return (
+            f"the report's revision line names {recorded!r}, which is not a revision: "
+            "line numbers may be stale"
+        )
+    res = run_git(repo, "diff", "--relative", "--name-status", "-z", "-M", revs=(recorded, rev))
     if res.returncode != 0:
         return (
             f"the report was written against revision {recorded}, which is not in {repo}: "

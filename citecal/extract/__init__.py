@@ -6,7 +6,7 @@ cited. ``split_sentences``, ``parse_citation_group`` and ``mask_code`` are the
 building blocks, public because other stages (and notebooks) reuse them.
 """
 
-from citecal.extract._citations import parse_citation_group
+from citecal.extract._citations import line_number, parse_citation_group
 from citecal.extract._claims import (
     count_words,
     extract_citations,
@@ -23,6 +23,7 @@ __all__ = [
     "coverage",
     "extract_citations",
     "find_claims",
+    "line_number",
     "mask_code",
     "parse_citation_group",
     "sentence_blocks",

@@ -54,22 +54,23 @@ from citecal.models import LINE_NUMBER_OVERFLOW, Citation
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")
 _SEPARATOR = re.compile(r"[,;]")
 _ITEM = re.compile(
-    r"\s*(?P<path>\S+?):[Ll]?(?P<start>-?\d+)"
-    r"(?:[ \t]*[-‐‑‒–—−][ \t]*[Ll]?(?P<end>-?\d+))?\s*"
+    r"\s*(?P<path>\S+?):[Ll]?(?P<start>-?[0-9]+)"
+    r"(?:[ \t]*[-‐‑‒–—−][ \t]*[Ll]?(?P<end>-?[0-9]+))?\s*"
 )
 
 
-def _line_number(digits: str) -> int:
-    """The written number, or LINE_NUMBER_OVERFLOW when it has more than 18 digits."""
+def line_number(digits: str) -> int:
+    """The written number (ASCII digits, an optional ``-``), or LINE_NUMBER_OVERFLOW when it has
+    more than 18 digits: the one reading of a line number (citations, label sets)."""
     if len(digits.lstrip("-")) > 18:
         return -LINE_NUMBER_OVERFLOW if digits.startswith("-") else LINE_NUMBER_OVERFLOW
     return int(digits)
 
 
-_SPEC = r"p\d{1,9}|sec-[\w.\-]+|\d{1,3}:\d{2}(?::\d{2})?|general|S:\d{1,9}"
+_SPEC = r"p[0-9]{1,9}|sec-[\w.\-]+|[0-9]{1,3}:[0-9]{2}(?::[0-9]{2})?|general|S:[0-9]{1,9}"
 _LOCATED = re.compile(r"\s*(?P<path>[^\s:\[\],;`]+):(?P<spec>" + _SPEC + r")\s*")
 _ITEM_REF = re.compile(r"\s*(?P<item>[^\s:\[\],;`]+)(?::(?P<spec>[^\[\],;]+?))?\s*")
-LINES_SPEC = re.compile(r"[Ll]?(?P<start>\d+)(?:[ \t]*[-‐‑‒–—−][ \t]*[Ll]?(?P<end>\d+))?")
+LINES_SPEC = re.compile(r"[Ll]?(?P<start>[0-9]+)(?:[ \t]*[-‐‑‒–—−][ \t]*[Ll]?(?P<end>[0-9]+))?")
 """Lines inside ``[[item:...]]``: ``L42``, ``L42-67``, ``42-67``, ``L42-L67``."""
 
 
@@ -108,8 +109,8 @@ def parse_item_group(inner: str) -> list[Citation] | None:
         spec = spec.strip()
         lines = LINES_SPEC.fullmatch(spec)
         if lines is not None:
-            first = _line_number(lines.group("start"))
-            last = first if lines.group("end") is None else _line_number(lines.group("end"))
+            first = line_number(lines.group("start"))
+            last = first if lines.group("end") is None else line_number(lines.group("end"))
             citations.append(Citation(item, first, last, location=spec, item=item))
         else:
             citations.append(Citation(item, 0, 0, location=spec, item=item))
@@ -157,8 +158,8 @@ def parse_citation_group(inner: str) -> list[Citation] | None:
             path = path[2:]
         if not path or "://" in path or "`" in path or path[0] == "^" or path.isdigit():
             return None
-        first = _line_number(start)
-        citations.append(Citation(path, first, first if end is None else _line_number(end)))
+        first = line_number(start)
+        citations.append(Citation(path, first, first if end is None else line_number(end)))
     return citations or None
 
 

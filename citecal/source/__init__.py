@@ -10,6 +10,7 @@ from citecal.source._directory import DirectoryStore
 from citecal.source._errors import (
     BinaryFile,
     FileMissing,
+    GitMetadata,
     SourceFileError,
     UndecodableFile,
     UnreadableFile,
@@ -30,6 +31,7 @@ __all__ = [
     "Definition",
     "DirectoryStore",
     "FileMissing",
+    "GitMetadata",
     "GitStore",
     "SourceFile",
     "SourceFileError",

@@ -5,7 +5,8 @@ known to be safe:
 
 1. normalise the cited path lexically (:mod:`citecal.source._paths`),
 2. resolve it with ``os.path.realpath`` and refuse anything outside the
-   resolved root (this catches symlinked files *and* directories),
+   resolved root (this catches symlinked files *and* directories) or inside
+   a git directory (``.git/``, the target of a ``gitdir:`` file),
 3. ``stat`` the resolved path: only regular files go on (a FIFO or device is
    never opened, so it cannot block the run),
 4. open it with ``O_NOFOLLOW | O_NONBLOCK`` and check with ``fstat`` that
@@ -26,7 +27,13 @@ from citecal.errors import StoreError
 from citecal.source._errors import FileMissing, UnreadableFile, display_path
 from citecal.source._files import SourceFile, index_bytes, index_file
 from citecal.source._languages import language_for_path
-from citecal.source._paths import is_within, real_root, resolve_inside
+from citecal.source._paths import (
+    git_metadata_error,
+    inside_git_dir,
+    is_within,
+    real_root,
+    resolve_inside,
+)
 from citecal.source._store import CachingStore
 
 VCS_DIRECTORIES = frozenset({".git", ".hg", ".svn"})
@@ -73,6 +80,8 @@ class DirectoryStore(CachingStore):
 
     def _load(self, path: str) -> SourceFile:
         full = resolve_inside(self._root_real, path)
+        if inside_git_dir(self._root_real, full):  # README "Security": .git/ is never evidence
+            raise git_metadata_error(path)
         shown = display_path(path)
         try:
             fd, st = self._open_regular(full, path)

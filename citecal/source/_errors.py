@@ -27,6 +27,10 @@ class UnsafePath(SourceFileError):
     """The path resolves outside the repository root; it is never opened."""
 
 
+class GitMetadata(UnsafePath):
+    """The path is in a git directory (``.git/``): never evidence (README "Security")."""
+
+
 class BinaryFile(SourceFileError):
     """The file holds binary data, not text."""
 

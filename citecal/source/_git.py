@@ -20,9 +20,7 @@ subdirectory at the revision, as they would be in a checkout.
 from __future__ import annotations
 
 import contextlib
-import os
 import posixpath
-import shutil
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -30,9 +28,10 @@ from pathlib import Path
 from typing import IO
 
 from citecal.config import ValidationConfig
-from citecal.errors import PrerequisiteError, StoreError
+from citecal.errors import StoreError
 from citecal.source._errors import FileMissing, SourceFileError, UnsafePath, display_path
 from citecal.source._files import SourceFile, index_bytes, read_exact, spool_and_index
+from citecal.source._gitcmd import check_git_dir, find_git, is_safe_revision, run_git, start_git
 from citecal.source._languages import language_for_path
 from citecal.source._store import CachingStore
 
@@ -46,24 +45,6 @@ class _Entry:
     kind: str  # "blob" or "commit" (a submodule)
     oid: str
     size: int
-
-
-def find_git() -> str:
-    """The git executable.
-
-    Raises:
-        PrerequisiteError: git is not on PATH.
-    """
-    git = shutil.which("git")
-    if git is None:
-        raise PrerequisiteError("git is not installed; it is needed to read a revision (--rev)")
-    return git
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C", LANGUAGE="C")
-    return env
 
 
 def _first_line(raw: bytes) -> str:
@@ -91,12 +72,13 @@ class GitStore(CachingStore):
             raise StoreError(f"repository not found: {repo}")
         if not repo.is_dir():
             raise StoreError(f"repository is not a directory: {repo}")
-        self._git = find_git()
+        find_git()  # a missing git is one PrerequisiteError line, before anything else
         self.repo = repo
+        check_git_dir(repo)
         prefix = self._check_repository()
         self.commit = self._resolve_commit(rev)
         self._treeish = f"{self.commit}:{prefix}" if prefix else self.commit
-        if prefix and self._git_run("cat-file", "-e", self._treeish).returncode != 0:
+        if prefix and self._git_run("cat-file", "-e", revs=(self._treeish,)).returncode != 0:
             raise StoreError(f"{prefix.rstrip('/')} does not exist at revision '{rev}' in {repo}")
         super().__init__(str(repo), rev, config)
         self._lock = threading.RLock()
@@ -111,14 +93,10 @@ class GitStore(CachingStore):
 
     # ----------------------------------------------------------------- git calls
 
-    def _git_run(self, *args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            [self._git, "-C", str(self.repo), *args],
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            env=_env(),
-            check=False,
-        )
+    def _git_run(
+        self, subcommand: str, *options: str, revs: tuple[str, ...] = ()
+    ) -> subprocess.CompletedProcess[bytes]:
+        return run_git(self.repo, subcommand, *options, revs=revs)
 
     def _check_repository(self) -> str:
         """Return the path prefix of ``repo`` inside its work tree ("" at the top)."""
@@ -132,9 +110,9 @@ class GitStore(CachingStore):
 
     def _resolve_commit(self, rev: str) -> str:
         unknown = StoreError(f"unknown revision '{rev}' in {self.repo}")
-        if not rev or rev.startswith("-") or "\n" in rev or "\x00" in rev:
+        if not is_safe_revision(rev):
             raise unknown
-        res = self._git_run("rev-parse", "--verify", "-q", "--end-of-options", rev + "^{commit}")
+        res = self._git_run("rev-parse", "--verify", "-q", revs=(rev + "^{commit}",))
         if res.returncode == 0:
             return res.stdout.decode().strip()
         if not self._git_run("rev-list", "-n", "1", "--all").stdout.strip():
@@ -143,7 +121,7 @@ class GitStore(CachingStore):
 
     def _entries(self) -> dict[str, _Entry]:
         if self._tree is None:
-            res = self._git_run("ls-tree", "-r", "-z", "-l", "--full-tree", self._treeish)
+            res = self._git_run("ls-tree", "-r", "-z", "-l", "--full-tree", revs=(self._treeish,))
             if res.returncode != 0:
                 raise StoreError(f"git ls-tree failed in {self.repo}: {_first_line(res.stderr)}")
             tree: dict[str, _Entry] = {}
@@ -170,13 +148,7 @@ class GitStore(CachingStore):
 
     def _batch(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen(
-                [self._git, "-C", str(self.repo), "cat-file", "--batch"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=_env(),
-            )
+            self._proc = start_git(self.repo, "cat-file", "--batch")
         return self._proc
 
     def _request(self, oid: str) -> tuple[IO[bytes], int]:

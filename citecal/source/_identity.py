@@ -12,24 +12,14 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from citecal.errors import PrerequisiteError
-from citecal.source._git import _env, find_git
+from citecal.errors import PrerequisiteError, StoreError
+from citecal.source._gitcmd import check_git_dir, is_safe_revision, run_git
 
 
-def _git(repo: Path, *args: str) -> str | None:
+def _git(repo: Path, subcommand: str, *options: str, revs: tuple[str, ...] = ()) -> str | None:
     try:
-        git = find_git()
-    except PrerequisiteError:
-        return None
-    try:
-        res = subprocess.run(
-            [git, "-C", str(repo), *args],
-            capture_output=True,
-            env=_env(),
-            check=False,
-            timeout=10,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        res = run_git(repo, subcommand, *options, revs=revs, timeout=10)
+    except (OSError, subprocess.TimeoutExpired, PrerequisiteError, StoreError):
         return None
     out = res.stdout.decode("utf-8", "surrogateescape").strip()
     return out if res.returncode == 0 and out else None
@@ -55,9 +45,13 @@ def repository_identity(repo: str, rev: str | None = None) -> tuple[str, str | N
     if not path.is_dir():
         return repo, None
     absolute = path.resolve()
-    if rev is not None and (rev.startswith("-") or "\n" in rev or "\x00" in rev):
+    try:
+        check_git_dir(absolute)
+    except StoreError:
+        return str(absolute), None
+    if rev is not None and not is_safe_revision(rev):
         rev = None
-    commit = _git(absolute, "rev-parse", "--verify", "-q", f"{rev or 'HEAD'}^{{commit}}")
+    commit = _git(absolute, "rev-parse", "--verify", "-q", revs=(f"{rev or 'HEAD'}^{{commit}}",))
     if commit is None:
         return str(absolute), None
     remote = _git(absolute, "config", "--get", "remote.origin.url")

@@ -36,12 +36,18 @@ from citecal.chunks import Chunk, chunk_text
 from citecal.config import ExcerptConfig
 from citecal.extract._citations import LINES_SPEC
 from citecal.models import Citation, ValidationResult
-from citecal.source import SourceFile, SourceFileError, SourceStore, build_symbol_index
+from citecal.source import (
+    GitMetadata,
+    SourceFile,
+    SourceFileError,
+    SourceStore,
+    build_symbol_index,
+)
 from citecal.verify._structural import validate_citation
 
-_PAGE = re.compile(r"p(\d{1,9})")
-_TIME = re.compile(r"(?:(\d{1,3}):)?(\d{1,3}):(\d{2})")
-_SENTENCE = re.compile(r"S:(\d{1,9})")
+_PAGE = re.compile(r"p([0-9]{1,9})")
+_TIME = re.compile(r"(?:([0-9]{1,3}):)?([0-9]{1,3}):([0-9]{2})")
+_SENTENCE = re.compile(r"S:([0-9]{1,9})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -137,6 +143,8 @@ def find_item(item: str, store: SourceStore) -> str:
     try:
         store.read(item)
         return item
+    except GitMetadata as exc:  # README "Security": .git/ is never an item
+        raise LookupError(str(exc)) from None
     except SourceFileError:
         pass
     cache = _cache(store)

@@ -189,7 +189,7 @@ _CLOSED_CLASS = _words(
 )
 """Function words: never a name, even right before a kind word ("every method")."""
 
-_CITATION_RE = re.compile(r"\[[^\[\]\n]*?:\s*L?\d+[^\[\]\n]*\]")
+_CITATION_RE = re.compile(r"\[[^\[\]\n]*?:\s*L?[0-9]+[^\[\]\n]*\]")
 _FENCE_RE = re.compile(r"`([^`\n]+)`")
 _DOUBLE_QUOTED_RE = re.compile(r"[\"“”]([^\"“”\n]{1,200})[\"“”]")
 _SINGLE_QUOTED_RE = re.compile(r"(?<![\w'])['‘]([^'‘’\n]{1,200})['’](?![\w'])")

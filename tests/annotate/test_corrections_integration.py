@@ -81,7 +81,8 @@ def test_proposals_are_suggested_pulled_and_calibrated(
         dataset = f"test_corrections_{tag}"
         # a corrections file of another report is refused before anything is pushed
         other = tmp_path / "other.json"
-        other.write_text(fixes.read_text().replace(str(report), str(tmp_path / "x.md")))
+        digest = json.loads(fixes.read_text())["report_sha256"]
+        other.write_text(fixes.read_text().replace(digest, "0" * 64))
         refused = run(argilla_stack, "push", str(evaluation), "--dataset", dataset,
                       "--workspace", ws.name, "--corrections", str(other))  # fmt: skip
         assert refused.exit_code == 2 and "the corrections file is for" in refused.output

@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,6 +27,7 @@ from batch_factories import Row
 from click.testing import CliRunner
 
 from citecal.batch import (
+    LOCK_NAME,
     BatchOptions,
     BatchOutput,
     BatchSummary,
@@ -248,6 +250,46 @@ def test_resume_after_an_interrupted_run(
     assert summary.evaluated + summary.errors == len(entries) - len(first)
     assert "1 unfinished parts removed" in stderr and not orphan.exists()
     assert_each_report_once(out, rows)
+
+
+def test_a_second_run_into_the_same_output_is_refused_while_the_first_runs(
+    cluster: str, batch: tuple[Path, list[Row]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both used to write: ``--resume`` while a run is still going gave every row twice."""
+    manifest, rows = batch
+    out = BatchOutput(tmp_path / "out")
+    results: list[object] = []
+    with FakeOpenAIServer(latency_s=0.5) as srv:  # a slow judge keeps the first run going
+        for key, value in {
+            "OPENAI_BASE_URL": srv.base_url,
+            "OPENAI_API_KEY": "k",
+            "CITECAL_ESCALATION_MODEL": "",
+        }.items():
+            monkeypatch.setenv(key, value)
+        options = BatchOptions(output=str(out.root), scheduler=cluster, use_cache=False)
+        first = threading.Thread(
+            target=lambda: results.append(evaluate_batch(read_manifest(manifest), options))
+        )
+        first.start()
+        deadline = time.monotonic() + 60
+        while srv.calls == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert srv.calls > 0 and first.is_alive()
+        code, _, stderr = invoke(
+            "eval-batch", str(manifest), "-o", str(out.root), "--scheduler", cluster,
+            "--no-llm", "--resume",
+        )  # fmt: skip
+        first.join(120)
+    assert code == 2
+    assert stderr == (
+        f"Error: another citecal eval-batch is writing to {out.root} "
+        f"(it holds {out.root / LOCK_NAME}): wait for it to end, or choose another --output\n"
+    )
+    assert len(results) == 1 and isinstance(results[0], BatchSummary)
+    assert_each_report_once(out, rows)
+    # the lock went with the run (the file stays; only the operating system's lock counts)
+    code, _, stderr = invoke("eval-batch", str(manifest), "-o", str(out.root), "--resume")
+    assert code == 0, stderr
 
 
 # --------------------------------------------------------------------------- the judge

@@ -450,4 +450,4 @@ def test_a_label_set_cannot_point_outside_the_dataset(tmp_path: Path) -> None:
             "--no-llm",
         ],
     )
-    assert res.exit_code == 2 and "report must be a path inside" in res.output
+    assert res.exit_code == 2 and "leads out of" in res.output

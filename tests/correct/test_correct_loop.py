@@ -98,7 +98,7 @@ def test_removal_needs_no_evidence_in_the_cited_lines(shop: Path) -> None:
 def test_corrections_file_schema(shop: Path) -> None:
     run = _run(shop)
     data = json.loads(run.output.corrections_file().model_dump_json())
-    assert list(data) == ["schema_version", "report", "iterations", "corrections"]
+    assert list(data) == ["schema_version", "report", "report_sha256", "iterations", "corrections"]
     assert data["schema_version"] == 1
     for c in data["corrections"]:
         assert list(c) == [

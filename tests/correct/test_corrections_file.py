@@ -41,9 +41,42 @@ def test_offers_each_pushed_correction_and_refuses_a_mismatch(shop: Path) -> Non
     moved.corrections[0].position += 1
     with pytest.raises(InputError, match="does not match the evaluation: no citation"):
         offer_corrections(built, result, moved, spec)
-    other = fixes.corrections_file().model_copy(update={"report": "elsewhere/other.md"})
-    with pytest.raises(InputError, match=r"the corrections file is for elsewhere/other\.md"):
-        offer_corrections(built, result, other, spec)
+    # the report is matched by content: a moved or renamed report is the same report ...
+    renamed = fixes.corrections_file().model_copy(update={"report": "elsewhere/other.md"})
+    assert offer_corrections(built, result, renamed, spec)[1] == 2
+
+
+def test_a_corrections_file_of_another_report_with_the_same_name_is_refused(shop: Path) -> None:
+    """Matching by file name offered one report's proposals on another report called the same."""
+    edited = REPORT.replace("# Shop", "# Shoq", 1)  # same offsets: every citation matches
+    assert edited != REPORT
+    with open_store(shop) as store:
+        result = evaluate_report(edited, store, Config(), report_name="report.md")
+        fixes = correct_report(REPORT, store, Config(), report_name="report.md").output
+    spec = load_spec(None)
+    built = build_records(result, spec)
+    with pytest.raises(InputError, match="the corrections file is for another report"):
+        offer_corrections(built, result, fixes.corrections_file(), spec)
+    old = fixes.corrections_file().model_copy(update={"report_sha256": None})
+    with pytest.raises(InputError, match="records no report_sha256"):
+        offer_corrections(built, result, old, spec)
+
+
+@pytest.mark.parametrize(
+    "path", ["../secrets.env", "/etc/passwd", "~/.ssh/id_rsa", ".git/config", "pkg/../../x.py"]
+)
+def test_a_proposed_place_outside_the_repository_is_refused(
+    shop: Path, tmp_path: Path, path: str
+) -> None:
+    with open_store(shop) as store:
+        fixes = correct_report(REPORT, store, Config(), report_name="report.md").output
+    data = fixes.corrections_file().model_copy(deep=True)
+    target = next(c for c in data.corrections if c.new is not None)
+    target.new = target.new.model_copy(update={"file_path": path})  # type: ignore[union-attr]
+    file = tmp_path / "fixes.json"
+    file.write_text(data.model_dump_json())
+    with pytest.raises(InputError, match=r"proposes a place outside the repository"):
+        read_corrections(file)
 
 
 def test_reading_a_file_that_is_not_one(tmp_path: Path) -> None:
