@@ -151,7 +151,11 @@ class JudgeConfig(_Section):
     backoff_max_s: float = Field(30.0, ge=0)
     context_lines: int = Field(3, ge=0, description="Lines shown around the cited range.")
     max_code_lines: int = Field(200, ge=1, description="Cited code longer than this is cut.")
-    prompt: str = Field("v2", description="Prompt version name or path to a prompt file.")
+    prompt: str = Field(
+        "v3",
+        description="Prompt version name or path to a prompt file (v3 marks claim and code as"
+        " data, README 'Security').",
+    )
     structured_outputs: bool = True
     temperature: float = 0.0
     cache: bool = True

@@ -35,8 +35,14 @@ Mode = Literal["extractive", "abstractive", "unknown"]
 FailureType = Literal["invalid_file", "invalid_range", "not_supporting", "low_confidence"]
 """Why a citation failed (README "`citecal correct`")."""
 
-SuggestedAction = Literal["fix_reference", "rewrite_claim", "remove_citation", "expand_range"]
-"""What the correction loop should try first (README "`citecal correct`")."""
+SuggestedAction = Literal[
+    "fix_reference", "rewrite_claim", "remove_citation", "expand_range", "annotate"
+]
+"""What the correction loop should try first (README "`citecal correct`"); ``annotate``: a
+person must decide (README "Security": possible prompt injection)."""
+
+AbstainReason = Literal["possible prompt injection", "budget reached"]
+"""Why the judge did not decide a claim it was given (README "Security")."""
 
 LineRangeAnswer = Literal["correct", "too_narrow", "too_broad"]
 
@@ -194,6 +200,8 @@ class Verdict:
     mode: Mode | None = None
     """The judge's classification of the claim, when it was asked for one
     (``classify.use_llm_classification``)."""
+    abstain_reason: AbstainReason | None = None
+    """Why the claim was not sent to the judge (README "Security"); verdict ``unverified``."""
 
 
 # Judge support score when a judge only gives a verdict and a confidence (README "Calibration").
@@ -328,6 +336,11 @@ class CitationResult(_Model):
     tokens: int = Field(0, description="Judge tokens spent on this citation.")
     cost_usd: float = Field(0.0, description="Judge cost of this citation.")
     escalated_from: EscalationRecord | None = Field(None, description="First judge answer.")
+    abstain_reason: AbstainReason | None = Field(
+        None,
+        description="Why the judge did not decide this claim: 'possible prompt injection' "
+        "(README 'Security'; a person decides) or 'budget reached' (--max-cost).",
+    )
     # Excerpt citations (README "Excerpt citations"); null for plain line citations.
     item: str | None = Field(None, description="Item id as written in [[...]].")
     location: str | None = Field(None, description="Location specifier as written (p12, ...).")

@@ -489,8 +489,10 @@ def estimate_report(
 def dry_run_line(est: DryRunEstimate, unit: str = "claims") -> str:
     """The one-line summary every ``--dry-run`` prints."""
     cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
+    if est.held_back:
+        cached += f" ({est.held_back} held back: possible prompt injection)"
     return (
-        f"dry run: {est.requests - est.cache_hits} {unit} would go to the judge"
+        f"dry run: {est.requests - est.cache_hits - est.held_back} {unit} would go to the judge"
         f" ({est.model}){cached} in "
         f"{est.calls} calls, ~{est.prompt_tokens + est.completion_tokens} tokens "
         f"(~{est.prompt_tokens} in, ~{est.completion_tokens} out), ~${est.cost_usd:.4f}; "

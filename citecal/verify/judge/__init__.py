@@ -16,6 +16,13 @@ from citecal.verify.judge._cache import (
 )
 from citecal.verify.judge._client import JudgeAPIError, RetryPolicy, retry_after_s
 from citecal.verify.judge._estimate import count_tokens, estimate_cost
+from citecal.verify.judge._injection import (
+    INJECTION_REASON,
+    Injection,
+    find_injection,
+    request_injection,
+    screen,
+)
 from citecal.verify.judge._judge import (
     CONFIDENCE_CERTAINTY,
     Judge,
@@ -48,9 +55,11 @@ from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, 
 
 __all__ = [
     "CONFIDENCE_CERTAINTY",
+    "INJECTION_REASON",
     "AnswerParseError",
     "DirectoryVerdictCache",
     "DryRunEstimate",
+    "Injection",
     "Judge",
     "JudgeAPIError",
     "JudgeAnswer",
@@ -70,6 +79,7 @@ __all__ = [
     "count_tokens",
     "default_cache_path",
     "estimate_cost",
+    "find_injection",
     "find_price",
     "is_loopback_url",
     "load_prompt",
@@ -80,7 +90,9 @@ __all__ = [
     "rejudge_frame",
     "rejudge_requests",
     "render_messages",
+    "request_injection",
     "resolve_endpoint",
     "response_format",
     "retry_after_s",
+    "screen",
 ]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from citecal.config import JudgeConfig
 from citecal.verify.judge._batching import make_batches
 from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
+from citecal.verify.judge._injection import screen
 from citecal.verify.judge._judge import judge_base_url
 from citecal.verify.judge._pricing import cost_usd
 from citecal.verify.judge._prompts import load_prompt, render_messages
@@ -54,21 +55,23 @@ def estimate_cost(
     """
     template = load_prompt(prompt or config.prompt)
     model = model or config.judge_model
-    pending = list(requests)
+    # Claims with text addressed to the judge are never sent (README "Security").
+    pending, held = screen(requests)
     hits = 0
     if use_cache and config.cache:
         endpoint = judge_base_url(config)
         store = cache if cache is not None else VerdictCache(config.cache_path)
+        screened = pending
         try:
             pending = [
                 r
-                for r in requests
+                for r in screened
                 if store.get(cache_key(model, template.version, r, endpoint=endpoint)) is None
             ]
         finally:
             if cache is None:
                 store.close()
-        hits = len(requests) - len(pending)
+        hits = len(screened) - len(pending)
     batches = make_batches(pending, config.max_batch_size)
     prompt_tokens = 0
     completion_tokens = 0
@@ -90,5 +93,6 @@ def estimate_cost(
         cost_usd=cost or 0.0,
         model=model,
         cache_hits=hits,
+        held_back=len(held),
         warnings=warnings,
     )

@@ -45,6 +45,7 @@ from citecal.verify.judge._client import (
     TimedOut,
     Unreachable,
 )
+from citecal.verify.judge._injection import INJECTION_REASON, Injection, screen
 from citecal.verify.judge._parse import (
     AnswerParseError,
     JudgeAnswer,
@@ -142,6 +143,16 @@ async def _gather_or_cancel(coros: Iterable[Awaitable[T]]) -> list[T]:
         raise
 
 
+def _injection_warning(requests: Sequence[JudgeRequest], held: dict[str, Injection]) -> str:
+    first = next(r for r in requests if r.key in held)
+    found = held[first.key]
+    return (
+        f"{len(held)} claims not sent to the judge: {INJECTION_REASON} (text addressed to the"
+        f" judge, e.g. in the {found.where} of {first.citation}: {found.text!r}); they are"
+        " unverified with suggested action annotate, for a person to check"
+    )
+
+
 class _EscalationModelMissing(Exception):
     pass
 
@@ -231,6 +242,20 @@ class Judge:
             if progress is not None:
                 progress(finished)
 
+        # Text addressed to the judge never reaches it: a person decides (README "Security").
+        everything = requests
+        requests, held_back = screen(requests)
+        held = {key: self._held_back(found) for key, found in held_back.items()}
+        if held_back:
+            tally.warnings.append(_injection_warning(everything, held_back))
+            done(len(held))
+        if not requests:
+            return JudgeRun(
+                verdicts={r.key: held[r.key] for r in everything},
+                warnings=tally.warnings,
+                held_back=len(held),
+            )
+
         # The same claim citing the same code twice is judged once (copies cost nothing).
         by_content: dict[str, JudgeRequest] = {}
         copies: dict[str, list[str]] = {}
@@ -287,7 +312,7 @@ class Judge:
             parts = await _gather_or_cancel(coros)
         finally:
             await client.close()
-        merged: dict[str, Verdict] = {}
+        merged: dict[str, Verdict] = dict(held)
         for part in parts:
             merged.update(part)
         for key, dupes in copies.items():
@@ -303,6 +328,7 @@ class Judge:
             cost_usd=tally.cost_usd,
             cache_hits=tally.cache_hits,
             warnings=tally.warnings,
+            held_back=len(held),
         )
 
     def close(self) -> None:
@@ -338,6 +364,18 @@ class Judge:
             prompt_version=self.prompt_version,
             tokens=tokens,
             cost_usd=cost,
+        )
+
+    def _held_back(self, found: Injection) -> Verdict:
+        return Verdict(
+            verdict="unverified",
+            method="llm",
+            confidence="low",
+            score=None,
+            reasoning=found.reason(),
+            model=None,
+            prompt_version=self.prompt_version,
+            abstain_reason="possible prompt injection",
         )
 
     def _verdict(self, a: JudgeAnswer, model: str, tokens: int, cost: float) -> Verdict:

@@ -56,6 +56,8 @@ class JudgeRun:
     cost_usd: float = 0.0
     cache_hits: int = 0
     warnings: list[str] = field(default_factory=list)
+    held_back: int = 0
+    """Requests never sent: possible prompt injection (README "Security")."""
 
     @property
     def tokens(self) -> int:
@@ -80,6 +82,8 @@ class DryRunEstimate:
     model: str
     cache_hits: int = 0
     warnings: list[str] = field(default_factory=list)
+    held_back: int = 0
+    """Requests never sent: possible prompt injection (README "Security")."""
 
     @property
     def tokens(self) -> int:
