@@ -161,6 +161,18 @@ class JudgeConfig(_Section):
     cache: bool = True
     cache_path: str | None = Field(None, description="SQLite verdict cache file.")
     pricing: dict[str, PriceConfig] = Field(default_factory=_default_pricing)
+    max_cost_usd: float | None = Field(
+        None,
+        ge=0,
+        allow_inf_nan=False,
+        description="Spending cap of one run in USD (--max-cost); claims left abstain.",
+    )
+    confirm_above_usd: float = Field(
+        5.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="With no cap: a run estimated above this asks first (--yes skips).",
+    )
 
 
 LOCAL_ARGILLA_PORT = 6900

@@ -262,6 +262,15 @@ class Summary(_Model):
     llm_calls: int = Field(0, description="Judge API requests made (cache hits excluded).")
     llm_tokens: int = Field(0, description="Prompt + completion tokens reported by the API.")
     cost_usd: float = Field(0.0, description="Judge cost from the pricing table.")
+    budget_reached: int = Field(
+        0, description="Claims the judge did not decide because the spending cap was reached."
+    )
+    max_cost_usd: float | None = Field(
+        None, description="The run's spending cap (--max-cost, judge.max_cost_usd), or null."
+    )
+    budget_left_usd: float | None = Field(
+        None, description="What was left of the cap when the report was done, or null."
+    )
     excerpt_checked: int = Field(0, description="Citations with an excerpt check (README).")
     excerpt_verified: int = Field(0, description="Of those, status verified.")
     excerpt_unverified: int = Field(0, description="Of those, status unverified.")

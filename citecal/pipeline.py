@@ -427,6 +427,14 @@ def evaluate_report(
         cost_usd=cost,
     )
     summary = summary.model_copy(update=excerpt_summary(rows))
+    if judge is not None and judge.budget.cap is not None:  # README "Security": spending cap
+        summary = summary.model_copy(
+            update={
+                "budget_reached": sum(r.abstain_reason == "budget reached" for r in rows),
+                "max_cost_usd": judge.budget.cap,
+                "budget_left_usd": round(judge.budget.left() or 0.0, 8),
+            }
+        )
     return EvalResult(
         report=report_name,
         repo=store.name,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from citecal.commands._options import spending_options
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
@@ -114,6 +115,13 @@ def _print_summary(summary: BatchSummary, output: BatchOutput) -> None:
         f"LLM calls {int(t.get('llm_calls', 0)):,}, tokens {int(t.get('llm_tokens', 0)):,}, "
         f"cost ${t.get('cost_usd', 0.0):.4f}"
     )
+    if summary.max_cost_usd is not None:  # README "Security": the spending cap
+        reached = int(t.get("budget_reached", 0))
+        click.echo(
+            f"judge budget: ${summary.spent_usd:.4f} spent of ${summary.max_cost_usd:.4f}, "
+            f"${summary.budget_left_usd or 0.0:.4f} left"
+            + (f"; {reached:,} claims not judged (budget reached)" if reached else "")
+        )
     names = ", ".join(str(output.table_dir(n)) for n in ("citations", "reports", "errors"))
     click.echo(f"wrote {names}")
     if summary.errors:
@@ -210,6 +218,7 @@ def _print_dry_run(est: DryRunSummary) -> None:
     default=None,
     help="Reports per task (default 20).",
 )
+@spending_options
 def eval_batch_command(
     manifest: Path,
     output: Path | None,
@@ -226,6 +235,8 @@ def eval_batch_command(
     no_cache: bool,
     cache_dir: Path | None,
     task_size: int | None,
+    max_cost: float | None,
+    yes: bool,
 ) -> None:
     """Evaluate every report of MANIFEST on a Dask cluster, into Parquet tables.
 
@@ -242,6 +253,7 @@ def eval_batch_command(
       citecal eval-batch reports.csv -o out/ --workers 4
       citecal eval-batch reports.jsonl -o out/ --scheduler tcp://10.0.0.5:8786 --resume
       citecal eval-batch reports.parquet --dry-run
+      citecal eval-batch reports.csv -o out/ --max-cost 20
     """
     from citecal.batch import (
         BatchInterrupted,
@@ -277,6 +289,8 @@ def eval_batch_command(
         use_cache=not no_cache,
         cache_dir=str(cache_dir) if cache_dir else None,
         task_size=task_size or 20,
+        max_cost=max_cost,
+        yes=yes,
     )
     feedback = _Feedback()
     try:

@@ -58,6 +58,8 @@ class JudgeRun:
     warnings: list[str] = field(default_factory=list)
     held_back: int = 0
     """Requests never sent: possible prompt injection (README "Security")."""
+    budget_reached: int = 0
+    """Requests left unjudged because the spending cap had no room (README "Security")."""
 
     @property
     def tokens(self) -> int:
