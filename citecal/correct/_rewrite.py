@@ -149,6 +149,12 @@ class Rewriter:
         if not row.valid or row.cited_code is None:
             self.last_reason = "the citation is invalid: nothing to rewrite the claim to"
             return None
+        # Text addressed to a model is never sent to one (README "Security").
+        from citecal.verify.judge import INJECTION_REASON, find_injection
+
+        if find_injection(row.claim) or find_injection(row.cited_code, "code"):
+            self.last_reason = f"{INJECTION_REASON}: rewrite left to a person"
+            return None
         span = claim_span(text, ex)
         if span is None:
             self.last_reason = "the citation does not end its sentence: rewrite left to a person"

@@ -302,3 +302,28 @@ def test_few_shot_examples_are_data_and_never_carry_an_instruction() -> None:
     assert few.n_examples == 4
     assert "Ignore previous" not in few.text and f'Claim: "{first}' not in few.text
     assert few.text.count("<untrusted_input>") == 4 == few.text.count("</untrusted_input>")
+
+
+@pytest.mark.integration
+def test_correct_never_sends_a_rewrite_request_holding_the_note(
+    gullible: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    from citecal.config import Config
+    from citecal.correct import correct_report
+    from citecal.correct._rewrite import build_rewriter
+    from citecal.source import open_store
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "cart.py").write_text(
+        f"{NOTE}\nclass Cart:\n    def __init__(self):\n        self.items = []\n"
+    )
+    text = "The `PriceBook` class converts prices with `exchange_rate` [pkg/cart.py:1-4].\n"
+    config = Config(judge=judge_config(gullible, tmp_path))
+    with build_judge(config.judge) as judge, open_store(repo) as store:
+        run = correct_report(
+            text, store, config, judge=judge, rewriter=build_rewriter(config, judge)
+        )
+    sent = "\n".join(r.system + r.user for r in gullible.requests)
+    assert "automated reviewers" not in sent
+    assert not [c for c in run.output.corrections if c.strategy == "rewrite"]
