@@ -244,3 +244,20 @@ def test_rejudge_max_cost(server: FakeOpenAIServer, tmp_path: Path) -> None:
         tmp_path,
     )
     assert code == 2 and err.startswith("Error: the judge would cost ~$")
+
+
+def test_a_person_at_a_terminal_is_asked_once() -> None:
+    from citecal.commands._options import make_budget
+
+    runner = CliRunner()
+    budget = make_budget(JudgeConfig(), None, False, ask=True)
+    with runner.isolation(input="n\n"), pytest.raises(SpendingNotApproved):
+        budget.check_estimate(12.0)
+    with runner.isolation(input="y\n"):
+        budget.check_estimate(12.0)
+    assert budget.approved
+    budget.check_estimate(1000.0)  # a yes holds for the run: no second question
+    assert make_budget(JudgeConfig(), None, False, ask=False).approve is None
+    assert make_budget(JudgeConfig(), 1.0, False, ask=True).cap == 1.0
+    capped = make_budget(JudgeConfig(max_cost_usd=2.0), None, False)
+    assert capped.cap == 2.0 and capped.left() == 2.0
