@@ -39,7 +39,7 @@ def estimate_cost(
     template = load_prompt(prompt or config.prompt)
     model = model or config.judge_model
     # Claims with text addressed to the judge are never sent (README "Security").
-    pending, held = screen(requests)
+    pending, held = screen(requests, config.max_code_lines)
     hits = 0
     if use_cache and config.cache:
         endpoint = judge_base_url(config)

@@ -158,16 +158,20 @@ def find_injection(text: str, where: str = "claim") -> Injection | None:
     return None
 
 
-def request_injection(request: JudgeRequest) -> Injection | None:
+def request_injection(request: JudgeRequest, max_code_lines: int | None = None) -> Injection | None:
     """Text addressed to the judge in what the judge would see of one request.
 
     The claim, the citation, the cited lines and the context lines shown
-    around them are all untrusted: each is checked.
+    around them are all untrusted: each is checked. Cited code past
+    ``max_code_lines`` is cut from the prompt, so it is not searched either.
     """
+    code = request.code
+    if max_code_lines is not None:
+        code = "\n".join(code.split("\n", max_code_lines)[:max_code_lines])
     for where, text in (
         ("claim", request.claim),
         ("citation", request.citation),
-        ("code", request.code),
+        ("code", code),
         ("context", f"{request.before}\n{request.after}".strip("\n")),
     ):
         found = find_injection(text, where)
@@ -177,13 +181,13 @@ def request_injection(request: JudgeRequest) -> Injection | None:
 
 
 def screen(
-    requests: Sequence[JudgeRequest],
+    requests: Sequence[JudgeRequest], max_code_lines: int | None = None
 ) -> tuple[list[JudgeRequest], dict[str, Injection]]:
     """Split requests into those the judge may see and those held back (by key)."""
     clean: list[JudgeRequest] = []
     held: dict[str, Injection] = {}
     for r in requests:
-        found = request_injection(r)
+        found = request_injection(r, max_code_lines)
         if found is None:
             clean.append(r)
         else:

@@ -255,7 +255,7 @@ class Judge:
 
         # Text addressed to the judge never reaches it: a person decides (README "Security").
         everything = requests
-        requests, held_back = screen(requests)
+        requests, held_back = screen(requests, self.config.max_code_lines)
         held = {key: self._held_back(found) for key, found in held_back.items()}
         if held_back:
             tally.warnings.append(_injection_warning(everything, held_back))
