@@ -130,6 +130,9 @@ class DryRunSummary(BaseModel):
     citations: int
     claims: int = Field(description="Claims the judge would see.")
     cache_hits: int = Field(description="Of those, answered from the verdict cache.")
+    held_back: int = Field(
+        0, description="Of those, never sent: possible prompt injection (README 'Security')."
+    )
     calls: int
     prompt_tokens: int
     completion_tokens: int
@@ -273,6 +276,7 @@ def summarize_dry_run(progress: Progress) -> DryRunSummary:
         citations=progress.citations,
         claims=int(e["requests"]),
         cache_hits=int(e["cache_hits"]),
+        held_back=int(e["held_back"]),
         calls=int(e["calls"]),
         prompt_tokens=int(e["prompt_tokens"]),
         completion_tokens=int(e["completion_tokens"]),

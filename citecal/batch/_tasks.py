@@ -310,6 +310,7 @@ def _estimate(
         figures = {
             "requests": est.requests,
             "cache_hits": est.cache_hits,
+            "held_back": est.held_back,
             "calls": est.calls,
             "prompt_tokens": est.prompt_tokens,
             "completion_tokens": est.completion_tokens,

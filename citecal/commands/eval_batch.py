@@ -148,12 +148,14 @@ def _print_summary(summary: BatchSummary, output: BatchOutput) -> None:
 
 def _print_dry_run(est: DryRunSummary) -> None:
     cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
+    if est.held_back:
+        cached += f" ({est.held_back} held back: possible prompt injection)"
     errors = (
         f" ({est.errors} could not be read: see a real run's errors.parquet)" if est.errors else ""
     )
     click.echo(
         f"dry run: {est.reports} reports{errors}, {est.citations:,} citations; "
-        f"{est.claims - est.cache_hits:,} claims would go to the judge "
+        f"{est.claims - est.cache_hits - est.held_back:,} claims would go to the judge "
         f"({', '.join(est.models) or '—'}){cached} in {est.calls:,} calls, "
         f"~{est.prompt_tokens + est.completion_tokens:,} tokens (~{est.prompt_tokens:,} in, "
         f"~{est.completion_tokens:,} out), ~${est.cost_usd:.4f}; nothing was sent"

@@ -327,3 +327,14 @@ def test_correct_never_sends_a_rewrite_request_holding_the_note(
     sent = "\n".join(r.system + r.user for r in gullible.requests)
     assert "automated reviewers" not in sent
     assert not [c for c in run.output.corrections if c.strategy == "rewrite"]
+
+
+def test_dry_run_counts_held_back_claims_apart(tmp_path: Path) -> None:
+    repo, report = _hostile_repo(tmp_path)
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"}  # never contacted
+    result = CliRunner().invoke(
+        cli, ["eval", str(report), "--repo", str(repo), "--dry-run", "--no-cache"], env=env
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("dry run: 1 claims would go to the judge (gpt-4o-mini)")
+    assert "(1 held back: possible prompt injection)" in result.stdout
