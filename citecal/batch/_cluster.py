@@ -192,11 +192,11 @@ class ClusterLedger:
         return float(self._read()["spent"])
 
 
-def ledger_spent(client: Client, name: str) -> float:
-    """What a batch's ledger counted (driver side, after the run)."""
+def drop_ledger(client: Client, ledger: ClusterLedger) -> None:
+    """Forget a finished batch's ledger on the scheduler (driver side)."""
     from distributed import Variable
 
-    return float(Variable(name, client=client).get()["spent"])
+    Variable(ledger.name, client=client).delete()
 
 
 def judge_slots(client: Client, concurrency: int, name: str) -> tuple[ClusterSlots, Semaphore]:

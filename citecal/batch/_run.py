@@ -337,7 +337,13 @@ def evaluate_batch(
     """
     from pathlib import Path
 
-    from citecal.batch._cluster import ClusterLedger, connect, dashboard_link, judge_slots
+    from citecal.batch._cluster import (
+        ClusterLedger,
+        connect,
+        dashboard_link,
+        drop_ledger,
+        judge_slots,
+    )
     from citecal.config import config_from_layers, config_layers
     from citecal.verify.judge import JudgeUnavailable, build_judge
 
@@ -405,6 +411,8 @@ def evaluate_batch(
                 # Leases of a worker that died are counted until they time out.
                 warnings.simplefilter("ignore", RuntimeWarning)
                 handle.close()
+        if ledger is not None:
+            drop_ledger(client, ledger)
         if options.dry_run:
             return summarize_dry_run(progress)
         return summarize_run(output, the_plan, progress, workers, dashboard_link(client), max_cost)
