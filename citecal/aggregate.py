@@ -75,8 +75,13 @@ def failure_of(
         if structural == "invalid_file" and error.startswith("binary"):
             return structural, "remove_citation"
         return structural, "fix_reference"
-    if verdict is None or verdict.verdict == "unverified":
-        return None, ("annotate" if verdict is not None and verdict.abstained else None)
+    if verdict is None:
+        return None, None
+    if verdict.verdict == "unverified":
+        # A person decides: text addressed to the judge (README "Security"), or no tier of
+        # the cascade was confident enough (README "The cascade").
+        held = verdict.abstain_reason in ("possible prompt injection", "needs a person")
+        return None, ("annotate" if held else None)
     hinted = _hint_action(verdict, citation.start_line, citation.end_line, near_lines)
     if verdict.verdict == "not_supports":
         return "not_supporting", hinted or "rewrite_claim"
@@ -135,6 +140,7 @@ def to_result(outcome: Outcome, near_lines: int = 10) -> CitationResult:
         tokens=v.tokens if v is not None else 0,
         cost_usd=v.cost_usd if v is not None else 0.0,
         escalated_from=escalated,
+        abstain_reason=v.abstain_reason if v is not None else None,
         **excerpt_fields(ex.citation, outcome.excerpt),
     )
 

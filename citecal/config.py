@@ -151,12 +151,28 @@ class JudgeConfig(_Section):
     backoff_max_s: float = Field(30.0, ge=0)
     context_lines: int = Field(3, ge=0, description="Lines shown around the cited range.")
     max_code_lines: int = Field(200, ge=1, description="Cited code longer than this is cut.")
-    prompt: str = Field("v2", description="Prompt version name or path to a prompt file.")
+    prompt: str = Field(
+        "v3",
+        description="Prompt version name or path to a prompt file (v3 marks claim and code as"
+        " data, README 'Security').",
+    )
     structured_outputs: bool = True
     temperature: float = 0.0
     cache: bool = True
     cache_path: str | None = Field(None, description="SQLite verdict cache file.")
     pricing: dict[str, PriceConfig] = Field(default_factory=_default_pricing)
+    max_cost_usd: float | None = Field(
+        None,
+        ge=0,
+        allow_inf_nan=False,
+        description="Spending cap of one run in USD (--max-cost); claims left abstain.",
+    )
+    confirm_above_usd: float = Field(
+        5.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="With no cap: a run estimated above this asks first (--yes skips).",
+    )
 
 
 LOCAL_ARGILLA_PORT = 6900

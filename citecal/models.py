@@ -39,7 +39,12 @@ FailureType = Literal["invalid_file", "invalid_range", "not_supporting", "low_co
 SuggestedAction = Literal[
     "fix_reference", "rewrite_claim", "remove_citation", "expand_range", "annotate"
 ]
-"""What the correction loop should try first (README "`citecal correct`")."""
+"""What the correction loop should try first (README "`citecal correct`"); ``annotate``: a
+person must decide (README "Security": possible prompt injection)."""
+
+AbstainReason = Literal["possible prompt injection", "budget reached", "needs a person"]
+"""Why no verifier decided a claim (README "Security"; "needs a person": the cascade
+abstained, README "The cascade")."""
 
 LineRangeAnswer = Literal["correct", "too_narrow", "too_broad"]
 
@@ -202,9 +207,8 @@ class Verdict:
     mode: Mode | None = None
     """The judge's classification of the claim, when it was asked for one
     (``classify.use_llm_classification``)."""
-    abstained: bool = False
-    """The cascade sent this claim to a person: no tier was confident enough
-    (README "The cascade"); suggested action ``annotate``."""
+    abstain_reason: AbstainReason | None = None
+    """Why the claim was not sent to the judge (README "Security"); verdict ``unverified``."""
 
 
 # Judge support score when a judge only gives a verdict and a confidence (README "Calibration").
@@ -265,6 +269,15 @@ class Summary(_Model):
     llm_calls: int = Field(0, description="Judge API requests made (cache hits excluded).")
     llm_tokens: int = Field(0, description="Prompt + completion tokens reported by the API.")
     cost_usd: float = Field(0.0, description="Judge cost from the pricing table.")
+    budget_reached: int = Field(
+        0, description="Claims the judge did not decide because the spending cap was reached."
+    )
+    max_cost_usd: float | None = Field(
+        None, description="The run's spending cap (--max-cost, judge.max_cost_usd), or null."
+    )
+    budget_left_usd: float | None = Field(
+        None, description="What was left of the cap when the report was done, or null."
+    )
     excerpt_checked: int = Field(0, description="Citations with an excerpt check (README).")
     excerpt_verified: int = Field(0, description="Of those, status verified.")
     excerpt_unverified: int = Field(0, description="Of those, status unverified.")
@@ -353,6 +366,11 @@ class CitationResult(_Model):
     tokens: int = Field(0, description="Judge tokens spent on this citation.")
     cost_usd: float = Field(0.0, description="Judge cost of this citation.")
     escalated_from: EscalationRecord | None = Field(None, description="First judge answer.")
+    abstain_reason: AbstainReason | None = Field(
+        None,
+        description="Why the judge did not decide this claim: 'possible prompt injection' "
+        "(README 'Security'; a person decides) or 'budget reached' (--max-cost).",
+    )
     # Excerpt citations (README "Excerpt citations"); null for plain line citations.
     item: str | None = Field(None, description="Item id as written in [[...]].")
     location: str | None = Field(None, description="Location specifier as written (p12, ...).")

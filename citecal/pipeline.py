@@ -504,8 +504,18 @@ def evaluate_report(
     if cascade is not None:
         from citecal.cascade._apply import summary_of
 
-        abstained = sum(o.verdict is not None and o.verdict.abstained for o in outcomes)
+        abstained = sum(
+            o.verdict is not None and o.verdict.abstain_reason == "needs a person" for o in outcomes
+        )
         summary = summary.model_copy(update={"cascade": summary_of(cascade, decided_by, abstained)})
+    if judge is not None and judge.budget.cap is not None:  # README "Security": spending cap
+        summary = summary.model_copy(
+            update={
+                "budget_reached": sum(r.abstain_reason == "budget reached" for r in rows),
+                "max_cost_usd": judge.budget.cap,
+                "budget_left_usd": round(judge.budget.left() or 0.0, 8),
+            }
+        )
     return EvalResult(
         report=report_name,
         report_sha256=report_digest(report_text),
@@ -569,8 +579,10 @@ def estimate_report(
 def dry_run_line(est: DryRunEstimate, unit: str = "claims") -> str:
     """The one-line summary every ``--dry-run`` prints."""
     cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
+    if est.held_back:
+        cached += f" ({est.held_back} held back: possible prompt injection)"
     return (
-        f"dry run: {est.requests - est.cache_hits} {unit} would go to the judge"
+        f"dry run: {est.requests - est.cache_hits - est.held_back} {unit} would go to the judge"
         f" ({est.model}){cached} in "
         f"{est.calls} calls, ~{est.prompt_tokens + est.completion_tokens} tokens "
         f"(~{est.prompt_tokens} in, ~{est.completion_tokens} out), ~${est.cost_usd:.4f}; "

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from citecal.errors import InputError, ServiceError
 
 if TYPE_CHECKING:
-    from distributed import Client, Semaphore
+    from distributed import Client, Lock, Semaphore, Variable
 
 
 LOCAL_CLUSTER_CONFIG: dict[str, object] = {
@@ -119,6 +119,84 @@ class _Slot:
             await asyncio.get_running_loop().run_in_executor(None, self._cluster.release)
         finally:
             self._local.release()
+
+
+class ClusterLedger:
+    """One spending ledger for every worker of a batch (README "Security", "Spending cap").
+
+    The state (dollars spent, dollars reserved by requests in flight) is a
+    :class:`distributed.Variable` on the scheduler, changed under a
+    :class:`distributed.Lock` of the same name, so however many workers judge,
+    a request starts only when its estimate fits in what the whole batch has
+    left. Like :class:`ClusterSlots`, only the name and the cap travel with a
+    task; :meth:`bind` attaches it to the worker from a task's thread.
+    Implements :class:`citecal.verify.judge.Ledger`.
+    """
+
+    def __init__(self, name: str, cap: float | None) -> None:
+        self.name = name
+        self.cap = cap
+        self._lock: Lock | None = None
+        self._state: Variable | None = None
+
+    def __getstate__(self) -> tuple[str, float | None]:
+        return (self.name, self.cap)
+
+    def __setstate__(self, state: tuple[str, float | None]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
+
+    @classmethod
+    def create(cls, client: Client, name: str, cap: float | None) -> ClusterLedger:
+        """Register the ledger's state on the scheduler (driver side), nothing spent."""
+        from distributed import Variable
+
+        Variable(name, client=client).set({"spent": 0.0, "reserved": 0.0})
+        return cls(name, cap)
+
+    def bind(self) -> ClusterLedger:
+        """Attach to this worker's scheduler connection (call from a task's thread)."""
+        if self._lock is None:
+            from distributed import Lock, Variable, get_client, get_worker
+
+            worker = get_worker()
+            self._lock = Lock(f"{self.name}-lock", scheduler_rpc=worker.scheduler, loop=worker.loop)
+            self._state = Variable(self.name, client=get_client())
+        return self
+
+    def _read(self) -> dict[str, float]:
+        assert self._state is not None, "ClusterLedger.bind() first"
+        return dict(self._state.get())
+
+    def reserve(self, usd: float) -> bool:
+        """Hold ``usd`` when the batch's cap has room for it."""
+        assert self._lock is not None and self._state is not None, "ClusterLedger.bind() first"
+        with self._lock:
+            state = self._read()
+            if self.cap is not None and state["spent"] + state["reserved"] + usd > self.cap + 1e-12:
+                return False
+            state["reserved"] += usd
+            self._state.set(state)
+        return True
+
+    def settle(self, reserved: float, spent: float) -> None:
+        """Replace a reservation by what its answer cost."""
+        assert self._lock is not None and self._state is not None, "ClusterLedger.bind() first"
+        with self._lock:
+            state = self._read()
+            state["reserved"] = max(0.0, state["reserved"] - reserved)
+            state["spent"] += spent
+            self._state.set(state)
+
+    def spent(self) -> float:
+        """Dollars the whole batch has spent so far."""
+        return float(self._read()["spent"])
+
+
+def drop_ledger(client: Client, ledger: ClusterLedger) -> None:
+    """Forget a finished batch's ledger on the scheduler (driver side)."""
+    from distributed import Variable
+
+    Variable(ledger.name, client=client).delete()
 
 
 def judge_slots(client: Client, concurrency: int, name: str) -> tuple[ClusterSlots, Semaphore]:

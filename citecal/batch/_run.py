@@ -23,6 +23,7 @@ from citecal.batch._manifest import ManifestEntry
 from citecal.batch._tables import BatchOutput
 from citecal.batch._tasks import BatchTask, JobSettings, TaskResult, make_tasks, run_task
 from citecal.errors import CitecalError, InputError, ServiceError
+from citecal.verify.judge._budget import SpendingNotApproved
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -112,6 +113,13 @@ class BatchSummary(BaseModel):
     overall_precision: float | None = Field(description="All supports / all decided, this run.")
     totals: dict[str, float] = Field(description="Summary counts added over this run's reports.")
     dashboard: str | None = None
+    max_cost_usd: float | None = Field(
+        None, description="The run's spending cap (--max-cost, judge.max_cost_usd), or null."
+    )
+    spent_usd: float = Field(0.0, description="What this run spent on the judge (USD).")
+    budget_left_usd: float | None = Field(
+        None, description="What was left of the cap at the end, or null without one."
+    )
 
 
 class DryRunSummary(BaseModel):
@@ -123,6 +131,9 @@ class DryRunSummary(BaseModel):
     citations: int
     claims: int = Field(description="Claims the judge would see.")
     cache_hits: int = Field(description="Of those, answered from the verdict cache.")
+    held_back: int = Field(
+        0, description="Of those, never sent: possible prompt injection (README 'Security')."
+    )
     calls: int
     prompt_tokens: int
     completion_tokens: int
@@ -161,6 +172,8 @@ def plan(
 
 def _task_failure(task: BatchTask, exc: BaseException) -> CitecalError:
     """One line for a task that failed on the cluster (the remote error, or a dead worker)."""
+    if isinstance(exc, SpendingNotApproved):  # README "Security": the spending threshold
+        return SpendingNotApproved(f"{exc} (finished reports are kept: rerun with --resume)")
     if isinstance(exc, CitecalError):
         return exc  # e.g. JudgeError: stops the batch as it stops `citecal eval`
     where = f"{task.repo}" + (f" at {task.rev}" if task.rev else "")
@@ -218,7 +231,12 @@ def run_plan(
 
 
 def summarize_run(
-    output: BatchOutput, the_plan: Plan, progress: Progress, workers: int, dashboard: str | None
+    output: BatchOutput,
+    the_plan: Plan,
+    progress: Progress,
+    workers: int,
+    dashboard: str | None,
+    max_cost: float | None = None,
 ) -> BatchSummary:
     """The batch summary of one run (rates over this run's citations)."""
     t = progress.totals
@@ -242,6 +260,11 @@ def summarize_run(
         overall_precision=supports / decided if decided else None,
         totals={k: round(float(v), 8) for k, v in sorted(t.items())},
         dashboard=dashboard,
+        max_cost_usd=max_cost,
+        spent_usd=round(float(t["cost_usd"]), 8),
+        budget_left_usd=(
+            round(max(0.0, max_cost - float(t["cost_usd"])), 8) if max_cost is not None else None
+        ),
     )
 
 
@@ -254,6 +277,7 @@ def summarize_dry_run(progress: Progress) -> DryRunSummary:
         citations=progress.citations,
         claims=int(e["requests"]),
         cache_hits=int(e["cache_hits"]),
+        held_back=int(e["held_back"]),
         calls=int(e["calls"]),
         prompt_tokens=int(e["prompt_tokens"]),
         completion_tokens=int(e["completion_tokens"]),
@@ -280,6 +304,10 @@ class BatchOptions:
     use_cache: bool = True
     cache_dir: str | None = None
     task_size: int = DEFAULT_TASK_SIZE
+    max_cost: float | None = None
+    """``--max-cost USD`` (default ``judge.max_cost_usd``): the whole batch's cap."""
+    yes: bool = False
+    """``--yes``: spend above ``judge.confirm_above_usd`` without a cap."""
 
 
 @dataclass(frozen=True)
@@ -311,9 +339,11 @@ def evaluate_batch(
     from pathlib import Path
 
     from citecal.batch._cluster import (
+        ClusterLedger,
         check_scheduler_address,
         connect,
         dashboard_link,
+        drop_ledger,
         judge_slots,
     )
     from citecal.config import config_from_layers, config_layers
@@ -326,6 +356,7 @@ def evaluate_batch(
     below = config_layers(None, None, include_env=False)  # the user config file
     above = config_layers(None, config_file, include_user=False)  # --config, environment
     config = config_from_layers(below + above, options.overrides)
+    max_cost = options.max_cost if options.max_cost is not None else config.judge.max_cost_usd
     unavailable: str | None = None
     if not options.no_llm:
         try:  # fail fast on a bad prompt; say once why the judge cannot run
@@ -350,14 +381,17 @@ def evaluate_batch(
             progress = Progress(total=0)
             if options.dry_run:
                 return summarize_dry_run(progress)
-            return summarize_run(output, the_plan, progress, 0, None)
+            return summarize_run(output, the_plan, progress, 0, None, max_cost)
         with connect(options.scheduler, options.workers) as client:
             workers = len(client.scheduler_info().get("workers", {}))
-            slots, handle = None, None
+            slots, handle, ledger = None, None, None
             if not options.no_llm and not options.dry_run and unavailable is None:
+                batch_id = uuid.uuid4().hex
                 slots, handle = judge_slots(
-                    client, config.judge.concurrency, f"citecal-judge-{uuid.uuid4().hex}"
+                    client, config.judge.concurrency, f"citecal-judge-{batch_id}"
                 )
+                if max_cost is not None or not options.yes:  # one ledger for the cluster
+                    ledger = ClusterLedger.create(client, f"citecal-budget-{batch_id}", max_cost)
             job = JobSettings(
                 output=str(output.root.absolute()),
                 below=below,
@@ -370,6 +404,9 @@ def evaluate_batch(
                 cache_dir=str(Path(cache_dir).absolute()) if options.use_cache else None,
                 slots=slots,
                 dry_run=options.dry_run,
+                max_cost=max_cost,
+                yes=options.yes,
+                ledger=ledger,
             )
             if on_start is not None:
                 on_start(Started(the_plan, workers, dashboard_link(client), unavailable))
@@ -382,6 +419,10 @@ def evaluate_batch(
                     # Leases of a worker that died are counted until they time out.
                     warnings.simplefilter("ignore", RuntimeWarning)
                     handle.close()
+            if ledger is not None:
+                drop_ledger(client, ledger)
             if options.dry_run:
                 return summarize_dry_run(progress)
-            return summarize_run(output, the_plan, progress, workers, dashboard_link(client))
+            return summarize_run(
+                output, the_plan, progress, workers, dashboard_link(client), max_cost
+            )

@@ -32,7 +32,8 @@ from citecal.models import EvalResult, Summary
 from citecal.source import CachingStore, open_store
 
 if TYPE_CHECKING:
-    from citecal.verify.judge import Judge
+    from citecal.batch._cluster import ClusterLedger
+    from citecal.verify.judge import Budget, Judge
 
 Layers = list[tuple[str, dict[str, Any]]]
 
@@ -70,6 +71,24 @@ class JobSettings:
     cache_dir: str | None = None
     slots: Callable[[], AbstractAsyncContextManager[object]] | None = None
     dry_run: bool = False
+    max_cost: float | None = None
+    """The batch's spending cap in USD (README "Security"), or None."""
+    yes: bool = False
+    """``--yes``: no cap and no refusal above ``judge.confirm_above_usd``."""
+    ledger: ClusterLedger | None = None
+    """The batch's one spending ledger on the scheduler."""
+
+    def budget(self, config: Config) -> Budget:
+        """This task's view of the batch's spending rules (nobody to ask on a worker)."""
+        from citecal.verify.judge import Budget
+
+        ledger = self.ledger.bind() if self.ledger is not None else None
+        return Budget(
+            self.max_cost,
+            confirm_above=config.judge.confirm_above_usd,
+            approved=self.yes,
+            ledger=ledger,
+        )
 
     def config_for(self, repo: str) -> Config:
         """The settings ``citecal eval --repo REPO`` would use, with the user's layers."""
@@ -228,6 +247,7 @@ def _evaluate(
                 use_cache=job.use_cache,
                 cache=_judge_cache(job),
                 slots=job.slots,
+                budget=job.budget(config),
             )
             reason = None
         except JudgeUnavailable as exc:
@@ -290,6 +310,7 @@ def _estimate(
         figures = {
             "requests": est.requests,
             "cache_hits": est.cache_hits,
+            "held_back": est.held_back,
             "calls": est.calls,
             "prompt_tokens": est.prompt_tokens,
             "completion_tokens": est.completion_tokens,

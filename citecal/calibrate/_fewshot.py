@@ -8,6 +8,7 @@ is written by :func:`citecal.verify.judge.prompt_with_examples`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -16,6 +17,15 @@ from citecal.calibrate._disagreements import categorise
 from citecal.calibrate._table import prepare
 from citecal.errors import InputError
 from citecal.support import human_supports
+from citecal.verify.judge._injection import find_injection
+from citecal.verify.judge._prompts import defang
+
+
+def _addresses_judge(row: pd.Series) -> bool:
+    return any(
+        find_injection(str(row.get(column) or "")) is not None
+        for column in ("claim", "citation", "cited_code", "notes", "correction")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +61,9 @@ def mine_few_shot(
         return FewShot("", 0, excluded, 0)
     median = usable.groupby("record_id")["human_score"].median()
     per_record = mismatch.drop_duplicates("record_id").sort_values(["type", "record_id"])
+    # Examples go into the system message: one whose claim, code or note speaks to the
+    # judge is never shown (README "Security").
+    per_record = per_record[~per_record.apply(_addresses_judge, axis=1).astype(bool)]
     fps = per_record[per_record["type"] == "false_positive"]
     fns = per_record[per_record["type"] == "false_negative"]
     chosen: list[pd.Series] = []
@@ -63,11 +76,15 @@ def mine_few_shot(
         supported = human_supports(float(median[ex["record_id"]]))
         code = ex.get("cited_code") or ""
         reason = ex.get("notes") or ex.get("correction") or ""
+        fence = "`" * max(3, max((len(r) for r in re.findall(r"`{3,}", code)), default=2) + 1)
+        example = (
+            f'Claim: "{ex["claim"]}"\nCode from {ex["citation"]}:\n{fence}\n{code}\n{fence}\n'
+            + (f"Annotator note: {reason}\n" if reason else "")
+        )
         blocks.append(
             f"Example {n} (annotators: {'SUPPORTED' if supported else 'NOT SUPPORTED'};"
             f" a previous judge got this wrong)\n"
-            f'Claim: "{ex["claim"]}"\nCode from {ex["citation"]}:\n```\n{code}\n```\n'
-            + (f"Annotator note: {reason}\n" if reason else "")
+            f"<untrusted_input>\n{defang(example)}</untrusted_input>\n"
         )
     text = (
         "Worked examples from human review (other reports than the ones being judged):\n\n"

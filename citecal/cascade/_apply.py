@@ -83,7 +83,7 @@ def abstain(base: Verdict | None, why: str) -> Verdict:
         kept,
         verdict="unverified",
         confidence="low",
-        abstained=True,
+        abstain_reason="needs a person",
         reasoning=f"needs a person: {why}." + (f" {kept.reasoning}" if kept.reasoning else ""),
     )
 
@@ -162,7 +162,7 @@ def post_judge(
     tier = spec.tier("judge", model)
     for i in indexes:
         v = out[i].verdict
-        if v is None or v.verdict == "unverified" or v.abstained:
+        if v is None or v.verdict == "unverified" or v.abstain_reason is not None:
             continue
         if tier is None:  # a judge the cascade was not calibrated for decides as without one
             name = f"judge:{model} (uncalibrated)"

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from citecal.config import JudgeConfig
+    from citecal.verify.judge import Budget
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -113,3 +119,90 @@ def _toml_only(ctx: click.Context, param: click.Parameter, value: Path | None) -
             "(--config takes the TOML settings file)"
         )
     return value
+
+
+def _finite_dollars(
+    ctx: click.Context, param: click.Parameter, value: float | None
+) -> float | None:
+    import math
+
+    if value is not None and not (math.isfinite(value) and value >= 0):
+        raise click.BadParameter(f"{value!r} is not an amount of dollars (0 or more)")
+    return value
+
+
+def spending_options(fn: F) -> F:
+    """``--max-cost USD`` and ``--yes``: every command that calls the judge (README "Security")."""
+    fn = click.option(
+        "-y",
+        "--yes",
+        "yes",
+        is_flag=True,
+        help="Spend without asking when no --max-cost is set and the estimate is above "
+        "judge.confirm_above_usd (USD 5).",
+    )(fn)
+    fn = click.option(
+        "--max-cost",
+        "max_cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        callback=_finite_dollars,
+        help="Stop judging at this cost; claims left are unverified ('budget reached'). "
+        "Default: judge.max_cost_usd.",
+    )(fn)
+    return fn
+
+
+def can_ask() -> bool:
+    """True when a person at a terminal can answer a question (stdin and stderr are ttys)."""
+    import sys
+
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def make_budget(
+    judge_config: JudgeConfig, max_cost: float | None, yes: bool, *, ask: bool | None = None
+) -> Budget:
+    """The run's spending rules: the cap, or a question above the threshold (or a refusal)."""
+    from citecal.verify.judge import Budget
+
+    def approve(estimate: float, spent: float) -> bool:
+        so_far = f" (${spent:.2f} spent so far)" if spent else ""
+        return click.confirm(
+            f"The judge would cost ~${estimate:.2f}{so_far}, above judge.confirm_above_usd "
+            f"(${judge_config.confirm_above_usd:.2f}). Spend it? (--max-cost USD caps it, "
+            "--yes skips this question)",
+            default=False,
+            err=True,
+        )
+
+    asking = can_ask() if ask is None else ask
+    return Budget.from_config(judge_config, max_cost, yes=yes, approve=approve if asking else None)
+
+
+def budget_line(budget: Budget) -> str | None:
+    """``judge budget: $0.0123 spent of $0.5000, $0.4877 left`` when a cap is set, else None."""
+    if budget.cap is None:
+        return None
+    refused = f"; {budget.refused} request(s) not sent (budget reached)" if budget.refused else ""
+    return (
+        f"judge budget: ${budget.spent():.4f} spent of ${budget.cap:.4f},"
+        f" ${budget.left() or 0.0:.4f} left{refused}"
+    )
+
+
+def ask_with_bar_paused(budget: Budget, bar: Progress) -> None:
+    """The spending question (if any) is asked with the live progress bar stopped."""
+    ask = budget.approve
+    if ask is None:
+        return
+
+    def paused(estimate: float, spent: float) -> bool:
+        bar.stop()
+        try:
+            return ask(estimate, spent)
+        finally:
+            bar.start()
+
+    budget.approve = paused

@@ -9,8 +9,18 @@ from typing import Any
 
 import click
 
-from citecal._io import atomic_write_text, check_output, decode_text, read_regular_bytes
-from citecal.commands._options import output_options
+from citecal._io import (
+    atomic_write_text,
+    check_output,
+    decode_text,
+    read_regular_bytes,
+)
+from citecal.commands._options import (
+    budget_line,
+    make_budget,
+    output_options,
+    spending_options,
+)
 from citecal.config import load_config
 
 
@@ -38,6 +48,8 @@ def run_correct(
     no_cache: bool,
     strict: bool = False,
     semantic: bool = False,
+    max_cost: float | None = None,
+    yes: bool = False,
 ) -> None:
     """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation)."""
     from citecal.commands.eval import build_judge_or_reason
@@ -59,8 +71,11 @@ def run_correct(
         overrides["judge"]["prompt"] = prompt
     repo_dir = repo if repo.is_dir() else None
     config = load_config(repo_dir, config_file, overrides)
+    budget = make_budget(config.judge, max_cost, yes)
     judge, reason = (
-        (None, "--no-llm") if no_llm else build_judge_or_reason(config, prompt, model, no_cache)
+        (None, "--no-llm")
+        if no_llm
+        else build_judge_or_reason(config, prompt, model, no_cache, budget)
     )
     rewriter = build_rewriter(config, judge, model) if judge is not None else None
     try:
@@ -79,6 +94,9 @@ def run_correct(
     finally:
         if judge is not None:
             judge.close()
+    spending = budget_line(budget) if judge is not None else None
+    if spending is not None:
+        click.echo(spending, err=True)
     out = run.output
     if out.iterations == 0:
         total = run.before.summary.total_citations
@@ -154,6 +172,7 @@ def run_correct(
 @click.option("--prompt", default=None, help="Judge prompt version (v1, …) or prompt file.")
 @click.option("--model", default=None, help="Judge and rewrite model (default: judge.judge_model).")
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
+@spending_options
 def correct_command(
     report: Path,
     repo: Path,
@@ -170,6 +189,8 @@ def correct_command(
     prompt: str | None,
     model: str | None,
     no_cache: bool,
+    max_cost: float | None,
+    yes: bool,
 ) -> None:
     """Repair the failed citations of REPORT and show what changed.
 
@@ -188,6 +209,7 @@ def correct_command(
       citecal correct report.md --repo . --no-llm -o fixed.md --corrections fixes.json
       citecal correct report.md --repo ~/src/project --rev v1.2.0 --dry-run
       citecal correct report.md --repo . -f markdown > corrections.md
+      citecal correct report.md --repo . --max-cost 1 -o fixed.md
     """
     run_correct(
         report=report,
@@ -205,4 +227,6 @@ def correct_command(
         no_cache=no_cache,
         strict=strict,
         semantic=semantic,
+        max_cost=max_cost,
+        yes=yes,
     )

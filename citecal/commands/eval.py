@@ -13,14 +13,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from citecal._io import check_output, read_text_file
 from citecal.commands._emit import emit_text
-from citecal.commands._options import output_options
+from citecal.commands._options import (
+    ask_with_bar_paused,
+    budget_line,
+    make_budget,
+    output_options,
+    spending_options,
+)
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
     from citecal.config import Config
     from citecal.models import EvalResult
     from citecal.source import SourceStore
-    from citecal.verify.judge import Judge
+    from citecal.verify.judge import Budget, Judge
 
 # Stage modules are imported inside the command: ``citecal --help`` stays fast and
 # one command's heavy dependencies never load for another.
@@ -39,13 +45,20 @@ def _progress(enabled: bool) -> Progress:
 
 
 def build_judge_or_reason(
-    config: Config, prompt: str | None, model: str | None, no_cache: bool
+    config: Config,
+    prompt: str | None,
+    model: str | None,
+    no_cache: bool,
+    budget: Budget | None = None,
 ) -> tuple[Judge | None, str | None]:
     """The judge, or why there is none (missing key, unreachable endpoint: degrade)."""
     from citecal.verify.judge import JudgeUnavailable, build_judge
 
     try:
-        return build_judge(config.judge, prompt=prompt, model=model, use_cache=not no_cache), None
+        judge = build_judge(
+            config.judge, prompt=prompt, model=model, use_cache=not no_cache, budget=budget
+        )
+        return judge, None
     except JudgeUnavailable as exc:
         return None, str(exc)
 
@@ -131,6 +144,7 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
 )
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @click.option("--dry-run", is_flag=True, help="Show judge calls, tokens and cost; call nothing.")
+@spending_options
 @click.option(
     "--gate", "gate", is_flag=True, help="Apply the quality gate ([gate] thresholds); FAIL exits 1."
 )
@@ -191,6 +205,8 @@ def eval_command(
     concurrency: int | None,
     no_cache: bool,
     dry_run: bool,
+    max_cost: float | None,
+    yes: bool,
     gate: bool,
     fail_on: str,
     correct: bool,
@@ -211,6 +227,7 @@ def eval_command(
       citecal eval report.md --repo . --no-llm
       citecal eval report.md --repo ~/src/project --rev v1.2.0 -f json -o eval.json
       citecal eval report.md --repo . --dry-run
+      citecal eval report.md --repo . --max-cost 0.50
       citecal eval report.md --repo . --strict -f markdown > citations.md
       citecal eval report.md --repo . --no-llm --gate
       citecal eval answer.md --context notes/ --no-llm
@@ -242,6 +259,8 @@ def eval_command(
             model=model,
             no_cache=no_cache,
             strict=strict,
+            max_cost=max_cost,
+            yes=yes,
         )
         return
     if corrections_path is not None:
@@ -277,12 +296,16 @@ def eval_command(
     if dry_run:
         _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache, context=context)
         return
+    budget = make_budget(config.judge, max_cost, yes)
     judge, reason = (
-        (None, "--no-llm") if no_llm else build_judge_or_reason(config, prompt, model, no_cache)
+        (None, "--no-llm")
+        if no_llm
+        else build_judge_or_reason(config, prompt, model, no_cache, budget)
     )
     interactive = sys.stderr.isatty()
     try:
         with _progress(interactive) as bar:
+            ask_with_bar_paused(budget, bar)
             task = bar.add_task("checking citations", total=None)
             judged = bar.add_task("judging claims", total=None, visible=False)
 
@@ -324,6 +347,9 @@ def eval_command(
     for warning in result.warnings:
         if fmt != "table" or output is not None:
             click.echo(f"warning: {warning}", err=True)
+    spending = budget_line(budget) if judge is not None else None
+    if spending is not None:
+        click.echo(spending, err=True)
     _render(result, fmt, output)
     if result.gate is not None and (fmt != "table" or output is not None):
         click.echo(f"gate: {result.gate.status}", err=True)

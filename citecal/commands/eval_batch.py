@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from citecal.commands._options import spending_options
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
@@ -114,6 +115,13 @@ def _print_summary(summary: BatchSummary, output: BatchOutput) -> None:
         f"LLM calls {int(t.get('llm_calls', 0)):,}, tokens {int(t.get('llm_tokens', 0)):,}, "
         f"cost ${t.get('cost_usd', 0.0):.4f}"
     )
+    if summary.max_cost_usd is not None:  # README "Security": the spending cap
+        reached = int(t.get("budget_reached", 0))
+        click.echo(
+            f"judge budget: ${summary.spent_usd:.4f} spent of ${summary.max_cost_usd:.4f}, "
+            f"${summary.budget_left_usd or 0.0:.4f} left"
+            + (f"; {reached:,} claims not judged (budget reached)" if reached else "")
+        )
     names = ", ".join(str(output.table_dir(n)) for n in ("citations", "reports", "errors"))
     click.echo(f"wrote {names}")
     if summary.errors:
@@ -140,12 +148,14 @@ def _print_summary(summary: BatchSummary, output: BatchOutput) -> None:
 
 def _print_dry_run(est: DryRunSummary) -> None:
     cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
+    if est.held_back:
+        cached += f" ({est.held_back} held back: possible prompt injection)"
     errors = (
         f" ({est.errors} could not be read: see a real run's errors.parquet)" if est.errors else ""
     )
     click.echo(
         f"dry run: {est.reports} reports{errors}, {est.citations:,} citations; "
-        f"{est.claims - est.cache_hits:,} claims would go to the judge "
+        f"{est.claims - est.cache_hits - est.held_back:,} claims would go to the judge "
         f"({', '.join(est.models) or '—'}){cached} in {est.calls:,} calls, "
         f"~{est.prompt_tokens + est.completion_tokens:,} tokens (~{est.prompt_tokens:,} in, "
         f"~{est.completion_tokens:,} out), ~${est.cost_usd:.4f}; nothing was sent"
@@ -210,6 +220,7 @@ def _print_dry_run(est: DryRunSummary) -> None:
     default=None,
     help="Reports per task (default 20).",
 )
+@spending_options
 def eval_batch_command(
     manifest: Path,
     output: Path | None,
@@ -226,6 +237,8 @@ def eval_batch_command(
     no_cache: bool,
     cache_dir: Path | None,
     task_size: int | None,
+    max_cost: float | None,
+    yes: bool,
 ) -> None:
     """Evaluate every report of MANIFEST on a Dask cluster, into Parquet tables.
 
@@ -242,6 +255,7 @@ def eval_batch_command(
       citecal eval-batch reports.csv -o out/ --workers 4
       citecal eval-batch reports.jsonl -o out/ --scheduler tcp://10.0.0.5:8786 --resume
       citecal eval-batch reports.parquet --dry-run
+      citecal eval-batch reports.csv -o out/ --max-cost 20
     """
     from citecal.batch import (
         BatchInterrupted,
@@ -277,6 +291,8 @@ def eval_batch_command(
         use_cache=not no_cache,
         cache_dir=str(cache_dir) if cache_dir else None,
         task_size=task_size or 20,
+        max_cost=max_cost,
+        yes=yes,
     )
     feedback = _Feedback()
     try:

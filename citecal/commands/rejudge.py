@@ -9,6 +9,12 @@ from pathlib import Path
 import click
 
 from citecal._io import check_output
+from citecal.commands._options import (
+    ask_with_bar_paused,
+    budget_line,
+    make_budget,
+    spending_options,
+)
 from citecal.config import load_config
 from citecal.errors import InputError
 
@@ -77,6 +83,7 @@ from citecal.errors import InputError
     default=None,
     help="TOML settings file ([judge] section).",
 )
+@spending_options
 def rejudge_command(
     annotations: Path,
     prompt: str,
@@ -90,6 +97,8 @@ def rejudge_command(
     no_cache: bool,
     dry_run: bool,
     config_file: Path | None,
+    max_cost: float | None,
+    yes: bool,
 ) -> None:
     """Re-run the judge on the claim–code pairs of ANNOTATIONS; keep the human scores.
 
@@ -112,6 +121,7 @@ def rejudge_command(
       citecal rejudge ann.parquet --prompt v1 --few-shot-from older.parquet -o ann-fs.parquet
       citecal rejudge ann.parquet --anchor --prompt v2 --min-agreement 0.85
       citecal rejudge ann.parquet --prompt v2 --model gpt-4o --dry-run
+      citecal rejudge ann.parquet --prompt v3 --max-cost 2 -o ann-v3.parquet
     """
     from citecal.annotations import read_table, write_table
     from citecal.calibrate import load_annotations
@@ -161,7 +171,9 @@ def rejudge_command(
             )
             if few.n_examples:
                 prompt_spec = str(prompt_with_examples(prompt, few, Path(tmp)))
+        budget = make_budget(config, max_cost, yes)
         with progress_bar() as bar:
+            ask_with_bar_paused(budget, bar)
             task = bar.add_task("judging records", total=len(requests))
             new, run = rejudge_frame(
                 table,
@@ -171,6 +183,7 @@ def rejudge_command(
                 use_cache=not no_cache,
                 requests=requests,
                 progress=lambda done: bar.update(task, completed=done),
+                budget=budget,
             )
     fmt = write_table(new, output) if output is not None else None
     versions = sorted(set(new["prompt_version"].dropna().astype(str)))
@@ -188,6 +201,9 @@ def rejudge_command(
     )
     for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)
+    spending = budget_line(budget)
+    if spending is not None:
+        click.echo(spending, err=True)
     if anchor:
         from citecal.calibrate._anchor import anchor_check
 

@@ -99,11 +99,21 @@ class Rewriter:
     def _ask(self, messages: list[dict[str, str]]) -> str | None:
         import openai
 
+        from citecal.verify.judge._budget import BUDGET_REASON, request_estimate
         from citecal.verify.judge._judge import resolve_endpoint
+        from citecal.verify.judge._pricing import cost_usd
 
         base_url, api_key = resolve_endpoint(self.config.judge)
+        # Rewrites spend from the judge's budget (README "Security").
+        budget = self.judge.budget
+        estimate = request_estimate(messages, 1, self.model, self.config.judge)
+        if not budget.reserve(estimate):
+            self.last_reason = f"{BUDGET_REASON}: no rewrite requested"
+            return None
+        spent = 0.0
 
         async def call() -> str | None:
+            nonlocal spent
             client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=2)
             try:
                 resp = await client.chat.completions.create(
@@ -114,6 +124,13 @@ class Rewriter:
                 )
             finally:
                 await client.close()
+            if resp.usage is not None:
+                pricing = self.config.judge.pricing
+                usage = resp.usage
+                spent = (
+                    cost_usd(self.model, usage.prompt_tokens, usage.completion_tokens, pricing)
+                    or 0.0
+                )
             return resp.choices[0].message.content if resp.choices else None
 
         try:
@@ -121,6 +138,8 @@ class Rewriter:
         except openai.OpenAIError as exc:
             self.last_reason = f"rewrite request failed: {type(exc).__name__}"
             return None
+        finally:
+            budget.settle(estimate, spent)
 
     def rewrite(self, text: str, ex: ExtractedCitation, row: CitationResult) -> Rewrite | None:
         """A judged rewrite of ``row``'s claim at its own citation, or None (``last_reason``)."""
@@ -129,6 +148,12 @@ class Rewriter:
         self.last_reason = None
         if not row.valid or row.cited_code is None:
             self.last_reason = "the citation is invalid: nothing to rewrite the claim to"
+            return None
+        # Text addressed to a model is never sent to one (README "Security").
+        from citecal.verify.judge import INJECTION_REASON, find_injection
+
+        if find_injection(row.claim) or find_injection(row.cited_code, "code"):
+            self.last_reason = f"{INJECTION_REASON}: rewrite left to a person"
             return None
         span = claim_span(text, ex)
         if span is None:

@@ -26,6 +26,12 @@ How a chat completion is answered, first match wins:
    ``claim_id`` (``{"results": [...]}`` when a JSON schema was requested).
 
 Usage is ``characters / 4`` of the messages and of the answer unless scripted.
+``obey_injections=True`` makes the heuristic judge gullible, like an LLM that
+follows instructions hidden in what it judges (README "Security"): when the
+user message holds text addressed to a reviewer, judge, model or assistant, or
+dictating a verdict (:data:`OBEYED`), every claim of that request is answered
+``supports``/``high``/1.0 with the reasoning ``obeyed: ...``. Tests use it to
+show that no such instruction becomes a verdict.
 ``reject_response_format=True`` makes the server answer HTTP 400 to any
 request with ``response_format`` (like servers without structured outputs);
 ``api_key`` makes it answer 401 to other keys; ``known_models`` makes it answer
@@ -166,6 +172,22 @@ class ChatRequest:
         return bool(_BATCH_ITEM_RE.search(self.user))
 
 
+OBEYED = re.compile(
+    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above) instructions"
+    r"|\b(?:answer|respond|mark)\b[^\n]{0,40}\b(?:supports|supported|verified)\b"
+    r"|\bis (?:already )?verified\b|you are an ai\b"
+    r"|\b(?:note|message) (?:for|to) (?:the |all |any )?(?:automated |ai )?"
+    r"(?:reviewers?|judges?|graders?|models?|assistants?|llms?)\b",
+    re.IGNORECASE,
+)
+"""What the gullible judge (``obey_injections``) takes as an instruction to answer supports."""
+
+
+def _obeyed(request: ChatRequest) -> str | None:
+    m = OBEYED.search(request.user)
+    return m.group(0) if m else None
+
+
 _STOP_WORDS = (
     "this that with from into when then than they them their there these those which while "
     "what where have has been being were will would should could also only each every such "
@@ -209,16 +231,28 @@ def heuristic_verdict(claim: str, code: str) -> dict[str, Any]:
     }
 
 
-def heuristic_content(request: ChatRequest) -> str:
-    """The heuristic judge's answer text for a whole request."""
+def heuristic_content(request: ChatRequest, obey_injections: bool = False) -> str:
+    """The heuristic judge's answer text for a whole request (gullible when ``obey_injections``)."""
     claims = request.claims
     rf = request.response_format or {}
     schema_name = str(rf.get("json_schema", {}).get("name", "")) if rf else ""
     batch = request.is_batch or "batch" in schema_name
+    order = _obeyed(request) if obey_injections else None
+
+    def verdict(c: PromptClaim) -> dict[str, Any]:
+        if order is not None:
+            return {
+                "reasoning": f"obeyed: {order}",
+                "supports": True,
+                "confidence": "high",
+                "score": 1.0,
+            }
+        return heuristic_verdict(c.claim, c.code)
+
     if not batch:
         c = claims[0] if claims else PromptClaim(1, "", "")
-        return json.dumps(heuristic_verdict(c.claim, c.code))
-    items = [{"claim_id": c.n, **heuristic_verdict(c.claim, c.code)} for c in claims]
+        return json.dumps(verdict(c))
+    items = [{"claim_id": c.n, **verdict(c)} for c in claims]
     return json.dumps({"results": items} if rf else items)
 
 
@@ -248,6 +282,7 @@ class FakeOpenAIServer:
         api_key: str | None = None,
         known_models: Iterable[str] | None = None,
         reject_response_format: bool = False,
+        obey_injections: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -256,6 +291,7 @@ class FakeOpenAIServer:
         self.api_key = api_key
         self.known_models = list(known_models) if known_models is not None else None
         self.reject_response_format = reject_response_format
+        self.obey_injections = obey_injections
         self._host = host
         self._port = port
         self._queue: collections.deque[Reply] = collections.deque()
@@ -367,7 +403,7 @@ class FakeOpenAIServer:
             reply = self.handler(req)
             if reply is not None:
                 return reply
-        return Reply(content=heuristic_content(req))
+        return Reply(content=heuristic_content(req, self.obey_injections))
 
     def wait(self, seconds: float) -> bool:
         """Sleep unless the server stops; True if it stopped meanwhile."""
@@ -492,9 +528,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--port", type=int, default=None, help="default 8399 (free port with --)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per request")
+    parser.add_argument(
+        "--obey-injections",
+        action="store_true",
+        help="answer supports when the prompt holds an instruction to the judge",
+    )
     args = parser.parse_args(argv)
     port = args.port if args.port is not None else (0 if command else 8399)
-    with FakeOpenAIServer(port=port, latency_s=args.latency) as srv:
+    with FakeOpenAIServer(
+        port=port, latency_s=args.latency, obey_injections=args.obey_injections
+    ) as srv:
         if command:
             env = {**os.environ, "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "local"}
             code = subprocess.call(command, env=env)

@@ -62,7 +62,7 @@ def test_eval_uses_judge_and_reports_cost_then_cache(
     for r in rows:
         assert r["verdict"] in ("supports", "partial", "not_supports")
         assert r["model"] in ("gpt-4o-mini", "gpt-4o")
-        assert r["prompt_version"].startswith("v2@")
+        assert r["prompt_version"].startswith("v3@")
         assert r["score"] is not None and r["reasoning"]
     assert sum(r["tokens"] for r in rows) == s["llm_tokens"]
     assert sum(r["cost_usd"] for r in rows) == pytest.approx(s["cost_usd"])

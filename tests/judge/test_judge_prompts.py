@@ -129,7 +129,9 @@ def test_v2_shows_the_rule_evidence_and_asks_for_a_mode_when_told(
     assert render_messages(v1, [judged], 200) == render_messages(v1, [plain], 200)
 
 
-def test_default_prompt_is_v2() -> None:
+def test_default_prompt_is_v3_and_older_versions_stay_loadable() -> None:
     from citecal.config import JudgeConfig
 
-    assert JudgeConfig().prompt == "v2"
+    assert JudgeConfig().prompt == "v3"
+    assert {"v1", "v2", "v3"} <= set(available_prompts())
+    assert len({load_prompt(v).version for v in ("v1", "v2", "v3")}) == 3

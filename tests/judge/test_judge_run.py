@@ -59,7 +59,7 @@ def test_batches_by_file_numbered_claims_and_verdict_fields(
     assert set(run.verdicts) == {r.key for r in reqs}
     v = run.verdicts["c0"]
     assert v.method == "llm" and v.model == "gpt-4o-mini"
-    assert v.prompt_version == load_prompt("v2").version
+    assert v.prompt_version == load_prompt("v3").version
     assert v.verdict in ("supports", "not_supports") and v.score is not None
     assert not v.cached and v.escalated_from is None
     # usage: verdict tokens add up exactly to the API's usage totals

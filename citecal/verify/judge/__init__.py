@@ -7,6 +7,14 @@ rejudge`` judges the records of an annotation table again (:func:`rejudge_frame`
 """
 
 from citecal.verify.judge._batching import make_batches
+from citecal.verify.judge._budget import (
+    BUDGET_REASON,
+    Budget,
+    Ledger,
+    SpendingNotApproved,
+    count_tokens,
+    request_estimate,
+)
 from citecal.verify.judge._cache import (
     DirectoryVerdictCache,
     VerdictCache,
@@ -15,7 +23,14 @@ from citecal.verify.judge._cache import (
     default_cache_path,
 )
 from citecal.verify.judge._client import JudgeAPIError, RetryPolicy, retry_after_s
-from citecal.verify.judge._estimate import count_tokens, estimate_cost
+from citecal.verify.judge._estimate import estimate_cost
+from citecal.verify.judge._injection import (
+    INJECTION_REASON,
+    Injection,
+    find_injection,
+    request_injection,
+    screen,
+)
 from citecal.verify.judge._judge import (
     CONFIDENCE_CERTAINTY,
     Judge,
@@ -47,18 +62,24 @@ from citecal.verify.judge._rejudge import (
 from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, JudgeUnavailable
 
 __all__ = [
+    "BUDGET_REASON",
     "CONFIDENCE_CERTAINTY",
+    "INJECTION_REASON",
     "AnswerParseError",
+    "Budget",
     "DirectoryVerdictCache",
     "DryRunEstimate",
+    "Injection",
     "Judge",
     "JudgeAPIError",
     "JudgeAnswer",
     "JudgeRequest",
     "JudgeRun",
     "JudgeUnavailable",
+    "Ledger",
     "PromptTemplate",
     "RetryPolicy",
+    "SpendingNotApproved",
     "VerdictCache",
     "VerdictStore",
     "apply_verdicts",
@@ -70,6 +91,7 @@ __all__ = [
     "count_tokens",
     "default_cache_path",
     "estimate_cost",
+    "find_injection",
     "find_price",
     "is_loopback_url",
     "load_prompt",
@@ -80,7 +102,10 @@ __all__ = [
     "rejudge_frame",
     "rejudge_requests",
     "render_messages",
+    "request_estimate",
+    "request_injection",
     "resolve_endpoint",
     "response_format",
     "retry_after_s",
+    "screen",
 ]

@@ -70,6 +70,10 @@ class ResponseFormatRejected(Exception):
     """The endpoint rejected ``response_format`` (no structured-output support)."""
 
 
+class NotAdmitted(Exception):
+    """The request's ``admit`` check said no (the spending cap had no room): not sent."""
+
+
 class TemperatureRejected(Exception):
     """The model rejected ``temperature`` (some reasoning models only allow the default)."""
 
@@ -199,8 +203,14 @@ class ChatClient:
         messages: Sequence[dict[str, str]],
         response_format: dict[str, Any] | None,
         temperature: float | None,
+        admit: Callable[[], Awaitable[bool]] | None = None,
     ) -> Completion:
-        """Send one chat completion, applying the retry policy (module doc)."""
+        """Send one chat completion, applying the retry policy (module doc).
+
+        ``admit`` is awaited once, holding the request slot, just before the
+        first attempt goes out (the spending cap: README "Security"); False
+        raises :class:`NotAdmitted` and nothing is sent.
+        """
         attempt = 0
         timeouts = 0
         connection_failures = 0
@@ -214,6 +224,10 @@ class ChatClient:
                 extra["temperature"] = temperature
             try:
                 async with self.semaphore:
+                    if admit is not None:
+                        if not await admit():
+                            raise NotAdmitted
+                        admit = None
                     resp = await self.client.chat.completions.create(
                         model=model,
                         messages=list(messages),  # type: ignore[arg-type]

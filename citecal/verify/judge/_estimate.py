@@ -7,33 +7,17 @@ answer tokens use fixed allowances (README "The LLM judge").
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from citecal.config import JudgeConfig
 from citecal.verify.judge._batching import make_batches
+from citecal.verify.judge._budget import answer_allowance, prompt_tokens
 from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
+from citecal.verify.judge._injection import screen
 from citecal.verify.judge._judge import judge_base_url
 from citecal.verify.judge._pricing import cost_usd
 from citecal.verify.judge._prompts import load_prompt, render_messages
 from citecal.verify.judge._types import DryRunEstimate, JudgeRequest
-
-SINGLE_ANSWER_TOKENS = 200
-BATCH_ITEM_ANSWER_TOKENS = 120
-"""Dry-run allowances for answer tokens (README "The LLM judge": ~200 single, ~600 per 5)."""
-
-
-def count_tokens(text: str, model: str) -> int:
-    """Token count with tiktoken when installed, else the usual characters / 4."""
-    try:
-        import tiktoken
-    except ImportError:
-        return math.ceil(len(text) / 4)
-    try:
-        enc = tiktoken.encoding_for_model(model)
-    except KeyError:
-        enc = tiktoken.get_encoding("o200k_base")
-    return len(enc.encode(text))
 
 
 def estimate_cost(
@@ -54,41 +38,42 @@ def estimate_cost(
     """
     template = load_prompt(prompt or config.prompt)
     model = model or config.judge_model
-    pending = list(requests)
+    # Claims with text addressed to the judge are never sent (README "Security").
+    pending, held = screen(requests, config.max_code_lines)
     hits = 0
     if use_cache and config.cache:
         endpoint = judge_base_url(config)
         store = cache if cache is not None else VerdictCache(config.cache_path)
+        screened = pending
         try:
             pending = [
                 r
-                for r in requests
+                for r in screened
                 if store.get(cache_key(model, template.version, r, endpoint=endpoint)) is None
             ]
         finally:
             if cache is None:
                 store.close()
-        hits = len(requests) - len(pending)
+        hits = len(screened) - len(pending)
     batches = make_batches(pending, config.max_batch_size)
-    prompt_tokens = 0
+    n_prompt = 0
     completion_tokens = 0
     for b in batches:
         messages = render_messages(template, b, config.max_code_lines, config.context_lines)
-        prompt_tokens += sum(count_tokens(m["content"], model) + 4 for m in messages) + 3
-        completion_tokens += (
-            SINGLE_ANSWER_TOKENS if len(b) == 1 else BATCH_ITEM_ANSWER_TOKENS * len(b) + 20
-        )
-    cost = cost_usd(model, prompt_tokens, completion_tokens, config.pricing)
+        n_prompt += prompt_tokens(messages, model)
+        completion_tokens += answer_allowance(len(b))
+    cost = cost_usd(model, n_prompt, completion_tokens, config.pricing)
     warnings = []
     if cost is None:
         warnings.append(f"no price for model {model}: cost estimated as 0")
     return DryRunEstimate(
         requests=len(requests),
         calls=len(batches),
-        prompt_tokens=prompt_tokens,
+        prompt_tokens=n_prompt,
         completion_tokens=completion_tokens,
         cost_usd=cost or 0.0,
         model=model,
         cache_hits=hits,
+        held_back=len(held),
         warnings=warnings,
     )

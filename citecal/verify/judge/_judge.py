@@ -34,17 +34,20 @@ import openai
 from citecal.config import JudgeConfig
 from citecal.models import Verdict, support_score
 from citecal.verify.judge._batching import make_batches
+from citecal.verify.judge._budget import BUDGET_REASON, Budget, request_estimate
 from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
 from citecal.verify.judge._client import (
     ChatClient,
     Completion,
     JudgeAPIError,
+    NotAdmitted,
     ResponseFormatRejected,
     RetryPolicy,
     TemperatureRejected,
     TimedOut,
     Unreachable,
 )
+from citecal.verify.judge._injection import INJECTION_REASON, Injection, screen
 from citecal.verify.judge._parse import (
     AnswerParseError,
     JudgeAnswer,
@@ -120,6 +123,8 @@ class _Tally:
     timed_out: int = 0
     unreachable: int = 0
     escalation_failures: int = 0
+    budget_reached: int = 0
+    escalations_over_budget: int = 0
     escalate: bool = True
     warnings: list[str] = field(default_factory=list)
 
@@ -142,8 +147,22 @@ async def _gather_or_cancel(coros: Iterable[Awaitable[T]]) -> list[T]:
         raise
 
 
+def _injection_warning(requests: Sequence[JudgeRequest], held: dict[str, Injection]) -> str:
+    first = next(r for r in requests if r.key in held)
+    found = held[first.key]
+    return (
+        f"{len(held)} claims not sent to the judge: {INJECTION_REASON} (text addressed to the"
+        f" judge, e.g. in the {found.where} of {first.citation}: {found.text!r}); they are"
+        " unverified with suggested action annotate, for a person to check"
+    )
+
+
 class _EscalationModelMissing(Exception):
     pass
+
+
+class _OverBudget(Exception):
+    """A request's estimate does not fit in what is left of the cap: not sent."""
 
 
 class Judge:
@@ -165,8 +184,11 @@ class Judge:
         api_key: str,
         cache: VerdictStore | None,
         slots: Callable[[], AbstractAsyncContextManager[object]] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.config = config
+        # What the run may spend (README "Security"); no cap and no question by default.
+        self.budget = budget if budget is not None else Budget()
         self.prompt = prompt
         self.model = model
         self.prompt_version = prompt.version
@@ -231,6 +253,20 @@ class Judge:
             if progress is not None:
                 progress(finished)
 
+        # Text addressed to the judge never reaches it: a person decides (README "Security").
+        everything = requests
+        requests, held_back = screen(requests, self.config.max_code_lines)
+        held = {key: self._held_back(found) for key, found in held_back.items()}
+        if held_back:
+            tally.warnings.append(_injection_warning(everything, held_back))
+            done(len(held))
+        if not requests:
+            return JudgeRun(
+                verdicts={r.key: held[r.key] for r in everything},
+                warnings=tally.warnings,
+                held_back=len(held),
+            )
+
         # The same claim citing the same code twice is judged once (copies cost nothing).
         by_content: dict[str, JudgeRequest] = {}
         copies: dict[str, list[str]] = {}
@@ -250,6 +286,13 @@ class Judge:
                 tally.cache_hits += 1
             else:
                 pending.append(r)
+        if pending and self.budget.needs_estimate():  # README "Security": ask before spending
+            estimate = self._estimate(pending)
+            if self.budget.remote:  # a cluster ledger answers over the network
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(None, self.budget.check_estimate, estimate)
+            else:
+                self.budget.check_estimate(estimate)
         client = openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self.base_url,
@@ -287,7 +330,7 @@ class Judge:
             parts = await _gather_or_cancel(coros)
         finally:
             await client.close()
-        merged: dict[str, Verdict] = {}
+        merged: dict[str, Verdict] = dict(held)
         for part in parts:
             merged.update(part)
         for key, dupes in copies.items():
@@ -303,6 +346,8 @@ class Judge:
             cost_usd=tally.cost_usd,
             cache_hits=tally.cache_hits,
             warnings=tally.warnings,
+            held_back=len(held),
+            budget_reached=tally.budget_reached,
         )
 
     def close(self) -> None:
@@ -317,6 +362,18 @@ class Judge:
         self.close()
 
     # ------------------------------------------------------------------ stages
+
+    def _estimate(self, pending: Sequence[JudgeRequest]) -> float:
+        """Dollars the first pass of ``pending`` is expected to cost (as a dry run counts)."""
+        if not self.budget.needs_estimate():
+            return 0.0
+        total = 0.0
+        for batch in make_batches(list(pending), self.config.max_batch_size):
+            messages = render_messages(
+                self.prompt, batch, self.config.max_code_lines, self.config.context_lines
+            )
+            total += request_estimate(messages, len(batch), self.model, self.config)
+        return total
 
     def _cache_get(self, model: str, r: JudgeRequest) -> Verdict | None:
         if self.cache is None:
@@ -340,6 +397,32 @@ class Judge:
             cost_usd=cost,
         )
 
+    def _over_budget(self, model: str) -> Verdict:
+        cap = self.budget.cap or 0.0
+        return Verdict(
+            verdict="unverified",
+            method="llm",
+            confidence="low",
+            score=None,
+            reasoning=f"{BUDGET_REASON}: the judge's spending cap (${cap:.4f}) had no room"
+            " for this request; not judged",
+            model=model,
+            prompt_version=self.prompt_version,
+            abstain_reason="budget reached",
+        )
+
+    def _held_back(self, found: Injection) -> Verdict:
+        return Verdict(
+            verdict="unverified",
+            method="llm",
+            confidence="low",
+            score=None,
+            reasoning=found.reason(),
+            model=None,
+            prompt_version=self.prompt_version,
+            abstain_reason="possible prompt injection",
+        )
+
     def _verdict(self, a: JudgeAnswer, model: str, tokens: int, cost: float) -> Verdict:
         return Verdict(
             verdict=a.verdict,
@@ -361,12 +444,65 @@ class Judge:
         messages = render_messages(
             self.prompt, batch, self.config.max_code_lines, self.config.context_lines
         )
-        is_batch = len(batch) > 1
+        # README "Security": a request starts only when its estimate fits in what is left,
+        # checked when it holds its slot, after the answers before it were counted.
+        estimate = request_estimate(messages, len(batch), model, self.config)
+        held = False
+
+        async def admit() -> bool:
+            nonlocal held
+            if held:  # asked again after a fallback (plain JSON, default temperature)
+                return True
+            if self.budget.remote:
+                loop = asyncio.get_running_loop()
+                held = await loop.run_in_executor(None, self.budget.reserve, estimate)
+            else:
+                held = self.budget.reserve(estimate)
+            return held
+
+        try:
+            comp = await self._complete(chat, model, messages, len(batch) > 1, tally, admit)
+        except NotAdmitted:
+            raise _OverBudget from None
+        except BaseException:
+            if held:
+                await self._settle(estimate, 0.0)
+            raise
+        tally.calls += 1
+        tally.prompt_tokens += comp.prompt_tokens
+        tally.completion_tokens += comp.completion_tokens
+        if not comp.has_usage:
+            tally.no_usage_calls += 1
+        cost = cost_usd(model, comp.prompt_tokens, comp.completion_tokens, self.config.pricing)
+        if cost is None:
+            tally.unpriced.add(model)
+            cost = 0.0
+        tally.cost_usd += cost
+        await self._settle(estimate, cost)  # counted as the answer arrives
+        return comp, cost
+
+    async def _settle(self, estimate: float, cost: float) -> None:
+        if self.budget.remote:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(None, self.budget.settle, estimate, cost)
+        else:
+            self.budget.settle(estimate, cost)
+
+    async def _complete(
+        self,
+        chat: ChatClient,
+        model: str,
+        messages: list[dict[str, str]],
+        is_batch: bool,
+        tally: _Tally,
+        admit: Callable[[], Awaitable[bool]],
+    ) -> Completion:
+        """The API request; falls back to plain JSON / default temperature once if needed."""
         while True:
             rf = response_format(is_batch) if self._structured else None
             temperature = self._temperature
             try:
-                comp = await chat.complete(model, messages, rf, temperature)
+                comp = await chat.complete(model, messages, rf, temperature, admit)
             except ResponseFormatRejected as exc:
                 if self._structured:
                     self._structured = False
@@ -383,18 +519,7 @@ class Judge:
                         " using the model's default"
                     )
                 continue
-            break
-        tally.calls += 1
-        tally.prompt_tokens += comp.prompt_tokens
-        tally.completion_tokens += comp.completion_tokens
-        if not comp.has_usage:
-            tally.no_usage_calls += 1
-        cost = cost_usd(model, comp.prompt_tokens, comp.completion_tokens, self.config.pricing)
-        if cost is None:
-            tally.unpriced.add(model)
-            cost = 0.0
-        tally.cost_usd += cost
-        return comp, cost
+            return comp
 
     async def _ask_single(
         self, chat: ChatClient, model: str, r: JudgeRequest, tally: _Tally
@@ -402,6 +527,9 @@ class Judge:
         """Ask about one claim; failures become ``unverified``/``low`` (never raise)."""
         try:
             comp, cost = await self._call(chat, model, [r], tally)
+        except _OverBudget:
+            tally.budget_reached += 1
+            return self._over_budget(model)
         except TimedOut as exc:
             tally.timed_out += 1
             return self._unverified(model, f"judge timed out: {exc}")
@@ -428,6 +556,9 @@ class Judge:
             return {batch[0].key: await self._ask_single(chat, self.model, batch[0], tally)}
         try:
             comp, cost = await self._call(chat, self.model, batch, tally)
+        except _OverBudget:
+            tally.budget_reached += len(batch)
+            return {r.key: self._over_budget(self.model) for r in batch}
         except TimedOut as exc:
             tally.timed_out += len(batch)
             return {r.key: self._unverified(self.model, f"judge timed out: {exc}") for r in batch}
@@ -496,6 +627,10 @@ class Judge:
                         " escalation skipped (set judge.escalation_model)"
                     )
                 return first
+        if second.abstain_reason == "budget reached":
+            tally.budget_reached -= 1  # the claim keeps its first verdict
+            tally.escalations_over_budget += 1
+            return first
         if second.verdict == "unverified":
             tally.escalation_failures += 1
             return first
@@ -544,6 +679,17 @@ class Judge:
             w.append(
                 f"{tally.escalation_failures} escalations got no usable answer: first verdicts kept"
             )
+        if tally.budget_reached:
+            w.append(
+                f"{BUDGET_REASON} (--max-cost ${self.budget.cap or 0:.4f},"
+                f" ${self.budget.spent():.4f} spent): {tally.budget_reached} claims not judged"
+                " (unverified, abstain_reason 'budget reached')"
+            )
+        if tally.escalations_over_budget:
+            w.append(
+                f"{BUDGET_REASON}: {tally.escalations_over_budget} uncertain verdicts were not"
+                " escalated (first verdicts kept)"
+            )
         if chat.retries:
             codes = "/".join(str(s) for s in sorted(chat.retried_statuses))
             w.append(f"judge requests retried {chat.retries} times after HTTP {codes}")
@@ -564,6 +710,7 @@ def build_judge(
     use_cache: bool = True,
     cache: VerdictStore | None = None,
     slots: Callable[[], AbstractAsyncContextManager[object]] | None = None,
+    budget: Budget | None = None,
 ) -> Judge:
     """A ready judge; no network access until the first :meth:`Judge.judge`.
 
@@ -577,6 +724,8 @@ def build_judge(
             ``config.cache_path`` (eval-batch: a directory all workers share).
         slots: makes the async context manager each request holds while in
             flight, once per run (default: a semaphore of ``config.concurrency``).
+        budget: what the run may spend (default: no cap, no confirmation;
+            README "Security"). Shared by every :meth:`Judge.judge` call.
 
     Raises:
         InputError: unknown prompt version or bad prompt file.
@@ -587,4 +736,6 @@ def build_judge(
     store: VerdictStore | None = None
     if use_cache and config.cache:
         store = cache if cache is not None else VerdictCache(config.cache_path)
-    return Judge(config, template, model or config.judge_model, base_url, api_key, store, slots)
+    return Judge(
+        config, template, model or config.judge_model, base_url, api_key, store, slots, budget
+    )

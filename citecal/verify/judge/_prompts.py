@@ -174,15 +174,29 @@ _CLASSIFY = (
 )
 
 
+_DATA_TAG_RE = re.compile(r"<(\s*/?\s*untrusted_input)", re.IGNORECASE)
+
+
+def defang(text: str) -> str:
+    """``text`` with the data delimiters of the prompts made inert (``<`` as ``&lt;``).
+
+    Prompts from v3 on put the claim and the code between ``<untrusted_input>``
+    and ``</untrusted_input>`` (README "Security"); a claim or a code line
+    holding one of those tags could otherwise close its block early and speak
+    outside it. Text without them is returned unchanged.
+    """
+    return _DATA_TAG_RE.sub(r"&lt;\1", text)
+
+
 def _values(
     request: JudgeRequest, max_code_lines: int, context_lines: int | None
 ) -> dict[str, str]:
     return {
-        "claim": request.claim,
-        "citation": request.citation,
-        "file_path": request.file_path,
+        "claim": defang(request.claim),
+        "citation": defang(request.citation),
+        "file_path": defang(request.file_path),
         "language": request.language or "",
-        "code": code_block(request, max_code_lines, context_lines),
+        "code": defang(code_block(request, max_code_lines, context_lines)),
         "evidence": evidence_text(request),
         "classify": _CLASSIFY if request.classify else "",
     }

@@ -23,6 +23,7 @@ from citecal.errors import InputError
 from citecal.extract import parse_citation_group
 from citecal.models import JUDGE_COLUMNS, JudgeVerdict, Verdict
 from citecal.source import language_for_path
+from citecal.verify.judge._budget import Budget
 from citecal.verify.judge._judge import build_judge
 from citecal.verify.judge._prompts import load_prompt
 from citecal.verify.judge._types import JudgeRequest, JudgeRun
@@ -165,10 +166,12 @@ def rejudge_frame(
     use_cache: bool = True,
     requests: Sequence[JudgeRequest] | None = None,
     progress: Callable[[int], None] | None = None,
+    budget: Budget | None = None,
 ) -> tuple[pd.DataFrame, JudgeRun]:
     """Judge every record of ``table`` again and return the new table and the run.
 
-    ``progress`` gets the number of records judged so far as they finish.
+    ``progress`` gets the number of records judged so far as they finish;
+    ``budget`` is what the run may spend (README "Security").
 
     Raises:
         InputError: bad prompt or a table without claims / code.
@@ -176,6 +179,6 @@ def rejudge_frame(
         JudgeError: the API failed past the retry policy.
     """
     reqs = list(requests) if requests is not None else rejudge_requests(table)
-    judge = build_judge(config, prompt=prompt, model=model, use_cache=use_cache)
+    judge = build_judge(config, prompt=prompt, model=model, use_cache=use_cache, budget=budget)
     run = judge.judge(reqs, progress)
     return apply_verdicts(table, run.verdicts), run

@@ -56,6 +56,10 @@ class JudgeRun:
     cost_usd: float = 0.0
     cache_hits: int = 0
     warnings: list[str] = field(default_factory=list)
+    held_back: int = 0
+    """Requests never sent: possible prompt injection (README "Security")."""
+    budget_reached: int = 0
+    """Requests left unjudged because the spending cap had no room (README "Security")."""
 
     @property
     def tokens(self) -> int:
@@ -80,6 +84,8 @@ class DryRunEstimate:
     model: str
     cache_hits: int = 0
     warnings: list[str] = field(default_factory=list)
+    held_back: int = 0
+    """Requests never sent: possible prompt injection (README "Security")."""
 
     @property
     def tokens(self) -> int:
