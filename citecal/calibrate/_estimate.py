@@ -15,6 +15,7 @@ Pure: takes the judged frame (:mod:`._judged`) and the per-record labels
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -319,8 +320,10 @@ def apply_gate(report: EstimateReport, thresholds: dict[str, float]) -> Estimate
     for name, value in thresholds.items():
         if name not in GATE_NAMES:
             raise InputError(f"--fail-under {name!r}: use {', '.join(GATE_NAMES)}")
+        if not math.isfinite(value):
+            raise InputError(f"--fail-under {name}: {value} is not a finite number")
         ci = report.corrected.ci
-        if ci is None:
+        if ci is None or not math.isfinite(ci[0]):  # NaN compares false: it would pass
             failures.append(f"{name}: the corrected interval is undefined")
         elif ci[0] < value:
             failures.append(

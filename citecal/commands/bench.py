@@ -95,7 +95,10 @@ def groundtruth_command(
       citecal bench groundtruth -f markdown -o groundtruth.md
     """
     check_output(output)  # before any judge call
+    check_output(write_baseline)
+    from citecal._io import read_text_file
     from citecal.bench import (
+        check_baseline_sets,
         load_groundtruth,
         read_baseline,
         regressions,
@@ -111,6 +114,8 @@ def groundtruth_command(
     root = sources or dataset.resolve().parents[1] / ".citecal" / "groundtruth"
     sets = load_groundtruth(dataset, root, only)
     base = read_baseline(baseline) if baseline is not None else None
+    if base is not None and baseline is not None:
+        check_baseline_sets(base, [t.id for t in sets], baseline)
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if concurrency:
         overrides["judge"]["concurrency"] = concurrency
@@ -126,7 +131,7 @@ def groundtruth_command(
     def evaluate(truth: GroundTruth) -> EvalResult:
         with open_store(truth.sources, None, config.validation) as store:
             return evaluate_report(
-                truth.report_path.read_text(encoding="utf-8"),
+                read_text_file(truth.report_path, "report"),
                 store,
                 config,
                 judge=judge,

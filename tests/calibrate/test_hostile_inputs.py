@@ -173,3 +173,54 @@ def test_all_equal_labels_say_why_the_interval_is_degenerate(
     assert note.startswith(f"all 86 labelled records are {what}")
     assert f"with {k} of 86 supported, the exact 95% interval is [" in note
     assert "zero width because the labels do not vary" in note
+
+
+# --------------------------------------------------------------------------- gates
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("calibrate", str(ANNOTATIONS), "--resamples", "0", "--fail-under"),
+        ("estimate", str(JUDGED), "-a", str(ANNOTATIONS), "--fail-under"),
+    ],
+)
+def test_fail_under_nan_is_a_usage_error(args: tuple[str, ...], value: str) -> None:
+    name = "weighted_kappa" if args[0] == "calibrate" else "precision"
+    code, out, err = run(*args, f"{name}={value}")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"Error: --fail-under {name}: {value!r} is not a finite number "
+        "(a gate on NaN or infinity never decides)\n"
+    )
+
+
+def test_gates_fail_on_a_nan_figure_or_threshold() -> None:
+    from citecal.calibrate._estimate import apply_gate as estimate_gate
+    from citecal.calibrate._report import apply_gate as calibrate_gate
+    from citecal.errors import InputError
+
+    code, out, err = run("calibrate", str(ANNOTATIONS), "--resamples", "0", "-f", "json")
+    assert code == 0, err
+    from citecal.calibrate._models import CalibrationReport
+
+    report = CalibrationReport.model_validate_json(out)
+    nan_overall = report.overall.model_copy(update={"weighted_kappa": float("nan")})
+    gated = calibrate_gate(
+        report.model_copy(update={"overall": nan_overall}), {"weighted_kappa": 0.1}
+    )
+    assert gated.gate is not None and not gated.gate.passed
+    with pytest.raises(InputError, match="not a finite number"):
+        calibrate_gate(report, {"weighted_kappa": float("nan")})
+
+    code, out, err = run("estimate", str(JUDGED), "-a", str(ANNOTATIONS), "-f", "json")
+    assert code == 0, err
+    from citecal.calibrate import EstimateReport
+
+    est = EstimateReport.model_validate_json(out)
+    nan_ci = est.corrected.model_copy(update={"ci": (float("nan"), float("nan"))})
+    gated_est = estimate_gate(est.model_copy(update={"corrected": nan_ci}), {"precision": 0.1})
+    assert gated_est.gate is not None and not gated_est.gate.passed
+    with pytest.raises(InputError, match="not a finite number"):
+        estimate_gate(est, {"precision": float("nan")})
