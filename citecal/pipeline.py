@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from citecal import _regex as bounded_regex
 from citecal.aggregate import Outcome, summarize, to_result
 from citecal.config import Config
+from citecal.errors import InputError
 from citecal.extract import coverage, extract_citations, find_claims
 from citecal.models import (
     Citation,
@@ -61,6 +62,47 @@ if TYPE_CHECKING:
     from citecal.verify.judge import DryRunEstimate, Judge, JudgeRequest, VerdictStore
 
 Progress = Callable[[int, int], None]
+
+MAX_CITATIONS_PER_REPORT = 20_000
+"""Citations one report may hold (README "Security", resource bounds)."""
+
+MAX_CARRIED_TEXT = 64 * 2**20
+"""Characters of claim, paragraph and cited text the citations of one report may carry in all.
+
+Every citation carries its claim, its paragraph and the cited lines into the
+output, so a paragraph of thousands of citations costs its length times their
+number: a 128 KB report wrote a 1 GB JSON at 2.1 GB of memory. The sum bounds
+the output and the memory behind it (README "Security", resource bounds)."""
+
+
+class _CarriedText:
+    """The running sum behind :data:`MAX_CARRIED_TEXT`, checked as citations are read."""
+
+    __slots__ = ("n", "total")
+
+    def __init__(self, extracted: Sequence[ExtractedCitation]) -> None:
+        if len(extracted) > MAX_CITATIONS_PER_REPORT:
+            raise InputError(
+                f"report has {len(extracted):,} citations; citecal evaluates at most "
+                f"{MAX_CITATIONS_PER_REPORT:,} per report (split the report)"
+            )
+        self.n = len(extracted)
+        self.total = 0
+        for ex in extracted:  # known before any file is read
+            self.add(len(ex.claim_text) + len(ex.context))
+
+    def add(self, chars: int) -> None:
+        self.total += chars
+        if self.total > MAX_CARRIED_TEXT:
+            raise InputError(
+                f"report: its {self.n:,} citations would carry more than "
+                f"{MAX_CARRIED_TEXT // 2**20} MB of claim, paragraph and cited text into the "
+                "output (each carries its paragraph and cited lines; split the long "
+                "paragraphs, narrow the cited ranges, or split the report)"
+            )
+
+    def add_cited(self, validation: ValidationResult) -> None:
+        self.add(len(validation.cited_content or ""))
 
 
 @dataclass
@@ -143,17 +185,19 @@ def analyse(
     """
     bounded_regex.reset()
     extracted = extract_citations(report_text)
+    carried = _CarriedText(extracted)
     claims = find_claims(report_text, config.extract)
     total_claims, cited_claims, _ = coverage(claims)
     workers = _worker_count(config, len(extracted), store)
     if workers > 1 and (context is None or isinstance(context, CachingStore)):
-        outcomes = _analyse_parallel(extracted, store, config, workers, progress, context)
+        outcomes = _analyse_parallel(extracted, store, config, workers, progress, context, carried)
     else:
         files = _FileCache(store, context=_FileCache(context) if context is not None else None)
         outcomes = []
         total = len(extracted)
         for n, ex in enumerate(extracted, 1):
             outcomes.append(_analyse_one(ex, files, config))
+            carried.add_cited(outcomes[-1].validation)
             if progress is not None and (n % 500 == 0 or n == total):
                 progress(n, total)
     return Analysis(
@@ -238,7 +282,8 @@ def _analyse_parallel(
     config: Config,
     workers: int,
     progress: Progress | None,
-    context: SourceStore | None = None,
+    context: SourceStore | None,
+    carried: _CarriedText,
 ) -> list[Outcome]:
     """Stages 2-4a in forked processes, citations of one file kept in one chunk.
 
@@ -266,6 +311,7 @@ def _analyse_parallel(
             for part, timeouts in pool.imap_unordered(_worker_run, chunks):
                 bounded_regex.record_timeouts(timeouts)
                 for i, validation, classification, verdict, cited, excerpt, route, asks in part:
+                    carried.add_cited(validation)
                     ex = extracted[i]
                     if cited != ex.citation:  # resolved to lines (README "Excerpt citations")
                         ex = replace(ex, citation=cited)

@@ -10,7 +10,10 @@ totals (see :func:`write_validation` for the JSON output).
 A record that is not a JSON object (a syntax error, a number, a cut line) is
 *malformed*: it is reported with its line number and counted, and the rest is
 still validated, unless ``strict`` makes the first one fatal
-(:class:`~citecal.errors.InputError`, exit 2).
+(:class:`~citecal.errors.InputError`, exit 2). A record nested deeper than
+:data:`MAX_JSON_DEPTH` is always fatal: parsing it cost memory quadratic in its
+depth (a 400 KB file grew to 23 GB) or a RecursionError (README "Security",
+resource bounds).
 """
 
 from __future__ import annotations
@@ -37,6 +40,46 @@ InputFormat = Literal["auto", "json", "jsonl"]
 
 Record = tuple[int, int | None, Any]
 """(1-based record number, line in a JSONL input or None, parsed value)."""
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects an answers file may use (README "`citecal validate`")."""
+
+
+def _too_deep(where: str) -> InputError:
+    return InputError(
+        f"answers file: {where} is nested deeper than {MAX_JSON_DEPTH} levels "
+        "(citecal validate reads at most that depth)"
+    )
+
+
+def _depth_exceeds(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether a parsed JSON value nests arrays/objects deeper than ``limit`` (iterative)."""
+    if not isinstance(value, dict | list):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def _loads(raw: bytes | str, where: str) -> Any:
+    """``json.loads`` that refuses nesting deeper than :data:`MAX_JSON_DEPTH`.
+
+    Raises:
+        InputError: the value nests too deeply (Python's own parser gives up
+            with a RecursionError a little deeper).
+    """
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        raise _too_deep(where) from None
+    if _depth_exceeds(value):
+        raise _too_deep(where)
+    return value
 
 
 def _open(path: Path | None) -> IO[bytes]:
@@ -86,7 +129,7 @@ def _jsonl(fh: IO[bytes]) -> Iterator[Record | MalformedRecord]:
             continue
         number += 1
         try:
-            value = json.loads(raw)
+            value = _loads(raw, f"line {line_no}")
         except UnicodeDecodeError as exc:
             yield MalformedRecord(line=line_no, item=number, error=f"not UTF-8 (byte {exc.start})")
             continue
@@ -96,12 +139,36 @@ def _jsonl(fh: IO[bytes]) -> Iterator[Record | MalformedRecord]:
         yield (number, line_no, value)
 
 
+class _DepthExceeded(Exception):
+    pass
+
+
+def _bounded_events(fh: IO[bytes]) -> Iterator[tuple[str, Any]]:
+    """ijson's basic events, stopped at :data:`MAX_JSON_DEPTH`.
+
+    ``ijson.items`` tracks each event's dotted prefix, so unbounded nesting
+    costs memory quadratic in the depth; counting depth on the basic events
+    first keeps the prefixes short.
+    """
+    depth = 0
+    for event, value in ijson.basic_parse(fh, use_float=True):
+        if event in ("start_map", "start_array"):
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise _DepthExceeded
+        elif event in ("end_map", "end_array"):
+            depth -= 1
+        yield event, value
+
+
 def _array(fh: IO[bytes], prefix: str) -> Iterator[Record | MalformedRecord]:
     number = 0
     try:
-        for value in ijson.items(fh, prefix, use_float=True):
+        for value in ijson.items(ijson.parse(_bounded_events(fh)), prefix):
             number += 1
             yield (number, None, value)
+    except _DepthExceeded:
+        raise _too_deep(f"item {number + 1}") from None
     except (ijson.JSONError, UnicodeDecodeError) as exc:
         yield MalformedRecord(
             line=None, item=number + 1, error=f"invalid JSON after item {number}: {exc}"
@@ -112,7 +179,7 @@ def _object(fh: IO[bytes], items_key: str) -> Iterator[Record | MalformedRecord]
     """An object holding the items under ``items_key``, or a single item."""
     data = fh.read()
     try:
-        value = json.loads(data)
+        value = _loads(data, "the document")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         yield MalformedRecord(line=None, item=1, error=f"invalid JSON: {exc}")
         return

@@ -10,7 +10,10 @@
    (an error costing ``hallucinated_span_penalty``, 0.3); the ``quote`` is in
    the cited evidence, verbatim or fuzzily (rapidfuzz partial ratio ≥
    ``quote_match_threshold``; a quote shortened with "..." must match piece
-   by piece).
+   by piece). The search is bounded (README "`citecal validate`", Limits): a
+   piece longer than :data:`QUOTE_FUZZY_MAX_CHARS` must appear verbatim, and
+   an item's searches compare at most :data:`QUOTE_SEARCH_BUDGET` characters
+   (a quote left unchecked when it is spent is an error).
 3. **Quality**: ``alignment_score`` ≥ ``min_alignment_score`` (0.3), else a
    warning costing ``low_alignment_penalty``.
 
@@ -26,7 +29,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from rapidfuzz import fuzz
 
@@ -50,23 +53,85 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+QUOTE_FUZZY_MAX_CHARS = 500
+"""A quote piece longer than this is not searched fuzzily: it must appear verbatim.
+
+rapidfuzz's partial ratio costs up to the piece's length times the evidence's,
+and a long piece against long evidence ran for minutes with Ctrl-C ignored
+(README "Security", resource bounds)."""
+
+QUOTE_SEARCH_BUDGET = 100_000_000
+"""Character comparisons one item's quote searches may make: a verbatim search
+costs the evidence's length, a fuzzy one the piece's length times that (about
+a second at worst; README "`citecal validate`", Limits)."""
+
+
+class QuoteSearch:
+    """One item's evidence, normalised once, and what is left of its search budget."""
+
+    __slots__ = ("left", "texts")
+
+    def __init__(self, evidence: Sequence[str], budget: int = QUOTE_SEARCH_BUDGET) -> None:
+        self.texts = [_norm(e) for e in evidence]
+        self.left = budget
+
+    def spend(self, cost: int) -> bool:
+        """Take ``cost`` from the budget; False (nothing taken) when it does not cover it."""
+        if cost > self.left:
+            return False
+        self.left -= cost
+        return True
+
+
+class QuoteMatch(NamedTuple):
+    """How well a quote appears in one evidence text."""
+
+    score: float | None
+    """0–1 (1 when verbatim); None when the search budget ran out before it was searched."""
+    note: str | None = None
+    """Why a fuzzy search was skipped, if it was."""
+
+
+def _pieces(quote: str) -> list[str]:
+    return [p for p in (_norm(x) for x in _ELLIPSIS.split(quote)) if p]
+
+
+def _match(pieces: Sequence[str], text: str, search: QuoteSearch) -> QuoteMatch:
+    """Score normalised ``pieces`` against normalised ``text`` within the budget."""
+    if not pieces:
+        return QuoteMatch(0.0)
+    worst = 1.0
+    note = None
+    for piece in pieces:
+        if not search.spend(len(text)):
+            return QuoteMatch(None)
+        if piece in text:
+            continue
+        if len(piece) > QUOTE_FUZZY_MAX_CHARS:
+            worst, note = (
+                0.0,
+                (
+                    f"a piece of {len(piece)} characters must appear verbatim "
+                    f"(fuzzy search stops at {QUOTE_FUZZY_MAX_CHARS})"
+                ),
+            )
+        elif not search.spend(len(piece) * len(text)):
+            worst, note = 0.0, "fuzzy search skipped: the item's search budget is spent"
+        else:
+            worst = min(worst, fuzz.partial_ratio(piece, text) / 100.0)
+    return QuoteMatch(worst, note)
+
+
 def quote_score(quote: str, evidence: str) -> float:
     """How well ``quote`` appears in ``evidence``, 0–1 (1 when verbatim).
 
     Case and runs of whitespace are ignored. A quote shortened with ``...`` or
     ``…`` is split there and scores as its worst piece, so every quoted piece
-    must be in the evidence.
+    must be in the evidence. A piece longer than :data:`QUOTE_FUZZY_MAX_CHARS`
+    scores 0 unless it is verbatim.
     """
-    text = _norm(evidence)
-    pieces = [p for p in (_norm(x) for x in _ELLIPSIS.split(quote)) if p]
-    if not pieces:
-        return 0.0
-    worst = 1.0
-    for piece in pieces:
-        if piece in text:
-            continue
-        worst = min(worst, fuzz.partial_ratio(piece, text) / 100.0)
-    return worst
+    search = QuoteSearch([evidence])
+    return _match(_pieces(quote), search.texts[0], search).score or 0.0
 
 
 class _Check:
@@ -168,8 +233,14 @@ def check_citation(
     answer: str,
     evidence: Sequence[str] | None,
     cfg: AnswersConfig,
+    *,
+    search: QuoteSearch | None = None,
 ) -> CitationCheck:
-    """Check one citation of an item (module docstring); never raises on bad input."""
+    """Check one citation of an item (module docstring); never raises on bad input.
+
+    ``search`` carries the item's normalised evidence and quote-search budget
+    across its citations (a fresh one per call when omitted).
+    """
     c = _Check(cfg)
     if not isinstance(raw, Mapping):
         c.errors.append(f"citation {index} is not an object")
@@ -191,16 +262,29 @@ def check_citation(
     score: float | None = None
     where: int | None = None
     if quote is not None and evidence:
+        search = search if search is not None else QuoteSearch(evidence)
+        pieces = _pieces(quote)
+        best: QuoteMatch | None = None
         if idx is not None:
-            where, score = idx, quote_score(quote, evidence[idx])
+            where, best = idx, _match(pieces, search.texts[idx], search)
         elif not idx_given:  # no index: the quote may come from any evidence
-            scores = [quote_score(quote, e) for e in evidence]
-            where = max(range(len(scores)), key=scores.__getitem__)
-            score = scores[where]
-        if score is not None:
-            found = score >= cfg.quote_match_threshold
+            for n, text in enumerate(search.texts):
+                m = _match(pieces, text, search)
+                if m.score is None or best is None or m.score > (best.score or 0.0):
+                    where, best = n, m
+                if m.score is None or m.score == 1.0:
+                    break
+        if best is not None and best.score is None:
+            c.error(
+                f"quote not checked against evidence[{where}]: the item's quote searches "
+                f"reached their bound ({QUOTE_SEARCH_BUDGET:,} characters compared)"
+            )
+        elif best is not None:
+            score = best.score
+            found = score is not None and score >= cfg.quote_match_threshold
             if not found:
-                c.error(f"quote not found in evidence[{where}] (best match {score:.0%})")
+                why = f"; {best.note}" if best.note else ""
+                c.error(f"quote not found in evidence[{where}] (best match {score:.0%}){why}")
     return CitationCheck(
         index=index,
         valid=not c.errors,
@@ -308,7 +392,11 @@ def validate_item(
     elif not isinstance(raw_citations, list):
         errors.append(f"'{f.citations}' must be a list")
         raw_citations = []
-    checks = [check_citation(c, i, answer, evidence, cfg) for i, c in enumerate(raw_citations)]
+    search = QuoteSearch(evidence) if evidence else None
+    checks = [
+        check_citation(c, i, answer, evidence, cfg, search=search)
+        for i, c in enumerate(raw_citations)
+    ]
     metrics = item_metrics(answer, checks)
     return ItemResult(
         id=item_id,

@@ -2,6 +2,7 @@
 
 from citecal.bench._baseline import (
     Baseline,
+    check_baseline_sets,
     read_baseline,
     regressions,
     write_baseline,
@@ -17,6 +18,7 @@ __all__ = [
     "GroundTruth",
     "LabelSet",
     "Metrics",
+    "check_baseline_sets",
     "load_groundtruth",
     "read_baseline",
     "regressions",

@@ -9,6 +9,7 @@ regression; when figures improve, the baseline is raised by rewriting it with
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -31,12 +32,13 @@ TOLERANCE = 1e-9
 class Baseline(BaseModel):
     """``datasets/groundtruth/baseline.json``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     schema_version: int = 1
     judge: str | None
     sets: list[str]
     figures: dict[str, float | None]
+    """Finite numbers only: a NaN figure compares false both ways (nothing falls below it)."""
 
 
 def baseline_of(report: BenchReport) -> Baseline:
@@ -50,11 +52,37 @@ def baseline_of(report: BenchReport) -> Baseline:
 
 
 def read_baseline(path: Path) -> Baseline:
-    """Load a baseline file; errors name the file."""
+    """Load a baseline file; errors name the file (one line)."""
     try:
         return Baseline.model_validate(json.loads(read_text_file(path, "baseline")))
-    except (json.JSONDecodeError, ValidationError) as exc:
-        raise InputError(f"{path}: not a ground-truth baseline: {exc}") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"])
+        raise InputError(f"{path}: not a ground-truth baseline: {where}: {err['msg']}") from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        why = str(exc) if isinstance(exc, json.JSONDecodeError) else "JSON nested too deeply"
+        raise InputError(f"{path}: not a ground-truth baseline: {why}") from None
+
+
+def check_baseline_sets(baseline: Baseline, sets: list[str], path: Path) -> None:
+    """Refuse to compare figures of different label sets (before any evaluation).
+
+    Raises:
+        InputError: the baseline was measured on other label sets than this run scores.
+    """
+    if sorted(baseline.sets) != sorted(sets):
+        missing = sorted(set(baseline.sets) - set(sets))
+        extra = sorted(set(sets) - set(baseline.sets))
+        parts = []
+        if missing:
+            parts.append(f"not in this run: {', '.join(missing)}")
+        if extra:
+            parts.append(f"not in the baseline: {', '.join(extra)}")
+        raise InputError(
+            f"{path} was measured on other label sets ({'; '.join(parts) or 'repeated sets'}): "
+            "its figures cannot be compared with this run's (use the same --only, or write "
+            "a baseline for these sets with --write-baseline)"
+        )
 
 
 def write_baseline(path: Path, report: BenchReport) -> None:
@@ -71,6 +99,9 @@ def regressions(overall: Metrics, baseline: Baseline) -> list[str]:
         now = getattr(overall, name)
         if now is None:  # nothing to divide by in this run: nothing to compare
             continue
+        if not math.isfinite(now):  # NaN compares false both ways: it must not pass
+            found.append(f"{name} is not a number in this run ({now}; baseline {base})")
+            continue
         if name in HIGHER_IS_BETTER and now < base - TOLERANCE:
             found.append(f"{name} fell to {now} (baseline {base})")
         elif name in LOWER_IS_BETTER and now > base + TOLERANCE:
@@ -78,4 +109,11 @@ def regressions(overall: Metrics, baseline: Baseline) -> list[str]:
     return found
 
 
-__all__ = ["Baseline", "baseline_of", "read_baseline", "regressions", "write_baseline"]
+__all__ = [
+    "Baseline",
+    "baseline_of",
+    "check_baseline_sets",
+    "read_baseline",
+    "regressions",
+    "write_baseline",
+]

@@ -80,6 +80,8 @@ def read_snapshot(path: Path | str) -> JudgeSnapshot:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"cannot read baseline calibration {p}: {first[:160]}") from None
+    except RecursionError:
+        raise InputError(f"cannot read baseline calibration {p}: JSON nested too deeply") from None
     if not isinstance(data, dict) or "overall" not in data:
         raise InputError(f"{p} is not a `citecal calibrate --format json` output")
     if data.get("judge") is None:
@@ -90,7 +92,10 @@ def read_snapshot(path: Path | str) -> JudgeSnapshot:
     try:
         return JudgeSnapshot.model_validate(data["judge"])
     except ValidationError as exc:
-        raise InputError(f"{p}: 'judge' block: {exc.errors()[0]['msg']}") from None
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        raise InputError(f"{p}: 'judge' block: {f'{where}: ' if where else ''}{msg}") from None
 
 
 def baseline_table(current: pd.DataFrame, base: JudgeSnapshot) -> pd.DataFrame:

@@ -15,6 +15,7 @@ Pure: takes the judged frame (:mod:`._judged`) and the per-record labels
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -151,6 +152,29 @@ def _sampling(labels: pd.DataFrame) -> tuple[np.ndarray | None, str, list[str]]:
     return weights, f"weighted sample ({how}), inverse-probability weights from citecal push", []
 
 
+def _degenerate_labels(y: np.ndarray, level: float) -> list[str]:
+    """Why the intervals have zero width when every label is the same (README "Estimates").
+
+    Every interval here is built from the labels' variance; labels that never
+    vary give a width of zero that means nothing. The exact (Clopper-Pearson)
+    interval of k = 0 or n supported among n says how far precision could
+    still be from the sample's 0 or 1.
+    """
+    n = int(y.size)
+    k = int(y.sum())
+    if 0 < k < n:
+        return []
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+    what = "unsupported (human score ≤ 1)" if k == 0 else "supported (human score ≥ 2)"
+    return [
+        f"all {n} labelled records are {what}: the intervals have zero width because the "
+        f"labels do not vary, not because precision is known; with {k} of {n} supported, "
+        f"the exact {level:.0%} interval is [{ci.low:.3f}, {ci.high:.3f}]: label more records"
+    ]
+
+
 def estimate_frame(
     judged: pd.DataFrame,
     labels: pd.DataFrame,
@@ -222,6 +246,7 @@ def estimate_frame(
     notes.extend(sampling_notes)
     if len(lab) < 2:
         raise InputError("only 1 labelled record among the judged citations: an interval needs 2")
+    notes.extend(_degenerate_labels(y, level))
 
     # Cells: the cross of the stratification dimensions; small cells pooled. Each
     # dimension is factorised once and its codes serve the cells and the breakdowns.
@@ -295,8 +320,10 @@ def apply_gate(report: EstimateReport, thresholds: dict[str, float]) -> Estimate
     for name, value in thresholds.items():
         if name not in GATE_NAMES:
             raise InputError(f"--fail-under {name!r}: use {', '.join(GATE_NAMES)}")
+        if not math.isfinite(value):
+            raise InputError(f"--fail-under {name}: {value} is not a finite number")
         ci = report.corrected.ci
-        if ci is None:
+        if ci is None or not math.isfinite(ci[0]):  # NaN compares false: it would pass
             failures.append(f"{name}: the corrected interval is undefined")
         elif ci[0] < value:
             failures.append(

@@ -46,11 +46,21 @@ _BATCH_CITATION_COLUMNS = (
 )
 
 
-def _frame(data: dict[str, object], n: int) -> pd.DataFrame:
+def _frame(data: dict[str, object], n: int, path: Path) -> pd.DataFrame:
+    """The judged frame; a score that is not in [0, 1] (infinity included) is an error.
+
+    Raises:
+        InputError: naming the file and the citation's row, as calibrate does.
+    """
     out = pd.DataFrame(
         {c: data[c] if c in data else pd.Series([None] * n, dtype=object) for c in JUDGED_COLUMNS}
     )
     out["score"] = pd.to_numeric(out["score"], errors="coerce").astype(np.float64)
+    score = out["score"].to_numpy()
+    bad = ~np.isnan(score) & ((score < 0) | (score > 1))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InputError(f"{path}: row {row + 1}: score must be in [0, 1], got {score[row]}")
     return out
 
 
@@ -73,6 +83,7 @@ def read_eval_json_file(path: Path) -> pd.DataFrame:
             "report": [result.report] * len(valid),
         },
         len(valid),
+        path,
     )
 
 
@@ -123,6 +134,7 @@ def read_batch(path: Path) -> pd.DataFrame:
             "report": name.reindex(report_ids).to_numpy(),
         },
         len(record_ids),
+        path,
     )
 
 
@@ -135,6 +147,8 @@ def read_plain(path: Path) -> pd.DataFrame:
     Python objects and back would cost seconds.
     """
     from citecal.annotations import read_table
+    from citecal.annotations._validate import llm_scores
+    from citecal.calibrate._table import _blank_to_none, per_unique
 
     wanted = (
         "record_id",
@@ -147,11 +161,18 @@ def read_plain(path: Path) -> pd.DataFrame:
         "report_id",
         "valid",
     )
-    df = read_table(path, columns=wanted)
+    # A table written with its pandas index keeps it, duplicates included: the
+    # columns below are aligned on it, so a repeated label would misalign them.
+    df = read_table(path, columns=wanted).reset_index(drop=True)
     if "record_id" not in df:
         raise InputError(f"{path}: a table of judged citations needs a record_id column")
     if "llm_verdict" not in df and "llm_score" not in df:
         raise InputError(f"{path}: a table of judged citations needs llm_verdict or llm_score")
+    if "llm_score" in df:  # "high", inf, 7.5: refused with the row, as calibrate does
+        try:
+            df["llm_score"] = llm_scores(df, per_unique(df["llm_score"], _blank_to_none).isna())
+        except InputError as exc:
+            raise InputError(f"{path}: {exc}") from None
     if "valid" in df:
         df = df[df["valid"].fillna(False).astype(bool)].reset_index(drop=True)
     names = {
@@ -166,7 +187,7 @@ def read_plain(path: Path) -> pd.DataFrame:
     }
     data: dict[str, object] = {col: df[src] for col, src in names.items() if src in df}
     data["record_id"] = df["record_id"].astype(str)
-    return _frame(data, len(df))
+    return _frame(data, len(df), path)
 
 
 def _kind(path: Path) -> str:

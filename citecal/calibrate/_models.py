@@ -7,9 +7,9 @@ METRICS block say why, so a reader never has to guess whether ``null`` means
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from citecal.calibrate._estimate_models import EstimateReport
 from citecal.calibrate._recalibrate import RecalibrationMap
@@ -205,8 +205,24 @@ class JudgeSnapshot(_Model):
 
     record_id: list[str]
     llm_verdict: list[str | None]
-    judge_score: list[float | None] = Field(description="Support score (own, else mapped).")
+    judge_score: list[Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None] = Field(
+        description="Support score (own, else mapped), in [0, 1]."
+    )
     prompt_version: list[str | None]
+
+    @model_validator(mode="after")
+    def _same_length(self) -> JudgeSnapshot:
+        """A cut or edited snapshot (columns of different lengths) is refused, not misaligned."""
+        lengths = {
+            "record_id": len(self.record_id),
+            "llm_verdict": len(self.llm_verdict),
+            "judge_score": len(self.judge_score),
+            "prompt_version": len(self.prompt_version),
+        }
+        if len(set(lengths.values())) > 1:
+            shown = ", ".join(f"{k} {v}" for k, v in lengths.items())
+            raise ValueError(f"its columns differ in length ({shown}): truncated or edited")
+        return self
 
 
 class Drift(_Model):

@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from citecal.errors import InputError
 from citecal.models import SCHEMA_VERSION, EvalResult, support_score
@@ -68,9 +68,16 @@ class CrossValidation(BaseModel):
 
 
 class RecalibrationMap(BaseModel):
-    """A monotone map from the judge's support score to the share people call support."""
+    """A monotone map from the judge's support score to the share people call support.
 
-    model_config = ConfigDict(extra="forbid")
+    A map read from a file is checked before use (README "Calibrated confidence"): an
+    isotonic map has as many values as knots (at least one), knots in [0, 1] in
+    increasing order and values in [0, 1] that never decrease; a Platt map has a
+    finite slope and intercept. NaN and infinity are refused everywhere, so
+    ``apply`` always gives a score in [0, 1].
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     schema_version: int = SCHEMA_VERSION
     method: MapMethod
@@ -83,6 +90,25 @@ class RecalibrationMap(BaseModel):
     n_fitted: int = Field(description="(record, annotator) pairs the map was fitted on.")
     source: str = Field("", description="Annotation table it was fitted on.")
     cv: CrossValidation | None = None
+
+    @model_validator(mode="after")
+    def _usable(self) -> RecalibrationMap:
+        if self.method == "platt":
+            if self.a is None or self.b is None:
+                raise ValueError("a Platt map needs its slope a and intercept b")
+            return self
+        if not self.x or len(self.x) != len(self.y):
+            raise ValueError(
+                f"an isotonic map needs as many values y as knots x, at least one "
+                f"(got {len(self.x)} knots, {len(self.y)} values)"
+            )
+        if any(not 0.0 <= v <= 1.0 for v in (*self.x, *self.y)):
+            raise ValueError("an isotonic map's knots and values must lie in [0, 1]")
+        if any(b <= a for a, b in zip(self.x, self.x[1:], strict=False)):
+            raise ValueError("an isotonic map's knots x must increase")
+        if any(b < a for a, b in zip(self.y, self.y[1:], strict=False)):
+            raise ValueError("an isotonic map's values y must not decrease (it is monotone)")
+        return self
 
     def apply(self, scores: FloatArray) -> FloatArray:
         """Mapped scores in [0, 1] (vectorised)."""
@@ -186,10 +212,19 @@ def read_map(path: Path | str) -> RecalibrationMap:
     try:
         data = json.loads(text)
         return RecalibrationMap.model_validate(data)
-    except (json.JSONDecodeError, ValidationError) as exc:
-        first = str(exc).strip().splitlines()[0]
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        why = f"{where}: {msg}" if where else msg
+        raise InputError(f"{p} is not a `citecal calibrate --save-map` file: {why[:200]}") from None
+    except json.JSONDecodeError as exc:
         raise InputError(
-            f"{p} is not a `citecal calibrate --save-map` file: {first[:160]}"
+            f"{p} is not a `citecal calibrate --save-map` file: {str(exc)[:160]}"
+        ) from None
+    except RecursionError:
+        raise InputError(
+            f"{p} is not a `citecal calibrate --save-map` file: JSON nested too deeply"
         ) from None
 
 

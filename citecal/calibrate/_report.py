@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,8 +263,10 @@ def apply_gate(report: CalibrationReport, thresholds: dict[str, float]) -> Calib
     for name, value in thresholds.items():
         if name not in GATE_FIGURES:
             raise InputError(f"--fail-under {name!r}: use one of {', '.join(GATE_FIGURES)}")
+        if not math.isfinite(value):
+            raise InputError(f"--fail-under {name}: {value} is not a finite number")
         got = getattr(report.overall, name)
-        if got is None:
+        if got is None or not math.isfinite(got):  # NaN compares false: it would pass
             failures.append(f"{name} is undefined (see the notes), required ≥ {value:g}")
         elif got < value:
             failures.append(f"{name} {got:.3f} < {value:g}")

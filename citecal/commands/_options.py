@@ -46,8 +46,11 @@ def parse_thresholds(text: str | None, allowed: tuple[str, ...]) -> dict[str, fl
     """``--fail-under NAME=VALUE[,NAME=VALUE…]`` as a dict; one readable error otherwise.
 
     Raises:
-        InputError: a part without ``=``, an unknown name or a value that is not a number.
+        InputError: a part without ``=``, an unknown name or a value that is not a
+            finite number (NaN, inf).
     """
+    import math
+
     from citecal.errors import InputError
 
     if text is None:
@@ -66,6 +69,11 @@ def parse_thresholds(text: str | None, allowed: tuple[str, ...]) -> dict[str, fl
             out[name] = float(value)
         except ValueError:
             raise InputError(f"--fail-under {name}: {value.strip()!r} is not a number") from None
+        if not math.isfinite(out[name]):  # nothing is below NaN: the gate would always pass
+            raise InputError(
+                f"--fail-under {name}: {value.strip()!r} is not a finite number "
+                "(a gate on NaN or infinity never decides)"
+            )
     if not out:
         raise InputError(f"--fail-under is empty: write NAME=VALUE, e.g. {allowed[0]}=0.6")
     return out

@@ -126,13 +126,16 @@ def groundtruth_command(
       citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json
     """
     check_output(output)  # before any judge call
+    check_output(write_baseline)
     if folds is not None or write_cascade is not None:
         check_output(write_cascade)
         _cascade_bench(
             dataset, sources, only, config_file, folds, agreement, delta, write_cascade, fmt, output
         )
         return
+    from citecal._io import read_text_file
     from citecal.bench import (
+        check_baseline_sets,
         load_groundtruth,
         read_baseline,
         regressions,
@@ -148,6 +151,8 @@ def groundtruth_command(
     root = sources or dataset.resolve().parents[1] / ".citecal" / "groundtruth"
     sets = load_groundtruth(dataset, root, only)
     base = read_baseline(baseline) if baseline is not None else None
+    if base is not None and baseline is not None:
+        check_baseline_sets(base, [t.id for t in sets], baseline)
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if concurrency:
         overrides["judge"]["concurrency"] = concurrency
@@ -163,7 +168,7 @@ def groundtruth_command(
     def evaluate(truth: GroundTruth) -> EvalResult:
         with open_store(truth.sources, None, config.validation) as store:
             return evaluate_report(
-                truth.report_path.read_text(encoding="utf-8"),
+                read_text_file(truth.report_path, "report"),
                 store,
                 config,
                 judge=judge,

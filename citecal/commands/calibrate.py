@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -224,19 +225,46 @@ def calibrate_command(
         sys.exit(1)
 
 
+DISAGREEMENTS_PER_CHUNK = 5_000
+"""Disagreements serialised at a time in the JSON output (README "Calibration", scale)."""
+
+
+def _json_chunks(report: Any) -> Iterator[bytes]:
+    """The report's JSON (``indent=2``, as ``model_dump_json`` would give it) in pieces.
+
+    A year of disagreements is 100+ MB of JSON; serialised at once, pydantic's
+    growing buffer and the bytes object made from it held twice that on top of
+    the report (the 1M-row JSON path peaked at 1 074 MB). The report is
+    serialised without them, and they are spliced in 5 000 at a time, each
+    piece re-indented to its place in the document; the bytes are identical.
+    """
+    items = report.disagreements
+    head = pydantic_core.to_json(report.model_copy(update={"disagreements": []}), indent=2)
+    key = b'\n  "disagreements": []'
+    at = head.find(key)
+    assert at >= 0 and head.find(key, at + 1) < 0  # one top-level key, indent 2
+    if not items:
+        yield head + b"\n"
+        return
+    yield head[: at + len(key) - 1] + b"\n"
+    for start in range(0, len(items), DISAGREEMENTS_PER_CHUNK):
+        part = pydantic_core.to_json(items[start : start + DISAGREEMENTS_PER_CHUNK], indent=2)
+        # "[\n  {...},\n  {...}\n]": the objects, two levels deeper; JSON strings hold no
+        # raw newline, so every newline is indentation.
+        body = part[2:-2].replace(b"\n", b"\n  ")
+        yield (b",\n  " if start else b"  ") + body
+    yield b"\n  ]" + head[at + len(key) :] + b"\n"
+
+
 def _emit(report: Any, fmt: str, output: Path | None) -> None:
     from citecal.calibrate._render_markdown import render_markdown
     from citecal.calibrate._render_table import render_table
 
     if fmt == "json":
-        # Bytes straight from pydantic (what model_dump_json encodes), written as they are:
-        # a year of disagreements is 100+ MB of JSON, not to be copied as str, str + "\n"
-        # and bytes again.
-        data = pydantic_core.to_json(report, indent=2)
 
         def write(fh: IO[bytes]) -> None:
-            fh.write(data)
-            fh.write(b"\n")
+            for chunk in _json_chunks(report):
+                fh.write(chunk)
 
         if output is None:
             sys.stdout.flush()

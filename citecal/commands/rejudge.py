@@ -150,17 +150,9 @@ def rejudge_command(
         table = anchor_records(table)
     requests = rejudge_requests(table)
     config = load_config(None, config_file, {}).judge
-    if dry_run:
-        from citecal.pipeline import dry_run_line, estimate_requests
-
-        est = estimate_requests(
-            requests, config, prompt=prompt, model=model, use_cache=not no_cache
-        )
-        click.echo(dry_run_line(est, unit="records"))
-        return
     with tempfile.TemporaryDirectory(prefix="citecal-rejudge-") as tmp:
         prompt_spec = prompt
-        if few_shot_from is not None:
+        if few_shot_from is not None:  # mined for --dry-run too: same errors, same prompt
             few = mine_few_shot(read_table(few_shot_from), table, k=n_examples, split_by=split_by)
             excluded = ", ".join(few.excluded_reports) or "none"
             click.echo(
@@ -171,6 +163,14 @@ def rejudge_command(
             )
             if few.n_examples:
                 prompt_spec = str(prompt_with_examples(prompt, few, Path(tmp)))
+        if dry_run:  # counts the few-shot examples' tokens: they go with every call
+            from citecal.pipeline import dry_run_line, estimate_requests
+
+            est = estimate_requests(
+                requests, config, prompt=prompt_spec, model=model, use_cache=not no_cache
+            )
+            click.echo(dry_run_line(est, unit="records"))
+            return
         budget = make_budget(config, max_cost, yes)
         with progress_bar() as bar:
             ask_with_bar_paused(budget, bar)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from citecal.bench import read_baseline, regressions
+from citecal.bench import Baseline, read_baseline, regressions
 from citecal.bench._labels import CitationLabel
 from citecal.bench._score import Scored, metrics
 from citecal.cli import cli
@@ -451,3 +451,77 @@ def test_a_label_set_cannot_point_outside_the_dataset(tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 2 and "leads out of" in res.output
+
+
+def _bench(root: Path, *extra: str) -> tuple[int, str, str]:
+    res = CliRunner().invoke(
+        cli,
+        ["bench", "groundtruth", "--dataset", str(root / "ds"), "--sources", str(root / "src"),
+         "--no-llm", *extra],
+    )  # fmt: skip
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_cli_non_utf8_report_is_one_line_exit_2(tmp_path: Path) -> None:
+    root = _write_set(tmp_path, [_label_dict("t-1", "[a.py:1-2]", 0, 3)], "x [a.py:1-2].\n")
+    report = root / "ds" / "tiny" / "report.md"
+    report.write_bytes(b"The `load` function \xff\xfe reads [a.py:1-2].\n")
+    code, out, err = _bench(root)
+    assert (code, out) == (2, "")
+    assert err == (f"Error: report is not valid UTF-8 ({report}, byte 20): re-encode it as UTF-8\n")
+
+
+def _baseline(root: Path, **changes: object) -> Path:
+    data: dict[str, object] = {
+        "schema_version": 1,
+        "judge": None,
+        "sets": ["tiny"],
+        "figures": {"agreement": 0.5, "precision": 0.5},
+    }
+    data.update(changes)
+    path = root / "baseline.json"
+    path.write_text(json.dumps(data))  # NaN is written as the JSON token NaN
+    return path
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_cli_baseline_with_a_non_finite_figure_is_refused(tmp_path: Path, value: float) -> None:
+    root = _write_set(tmp_path, [_label_dict("t-1", "[a.py:1-2]", 0, 3)], "x [a.py:1-2].\n")
+    base = _baseline(root, figures={"agreement": value, "precision": 1.0})
+    code, out, err = _bench(root, "--baseline", str(base))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"Error: {base}: not a ground-truth baseline: figures.agreement: "
+        "Input should be a finite number\n"
+    )
+
+
+def test_cli_baseline_of_other_label_sets_is_refused_before_the_run(tmp_path: Path) -> None:
+    root = _write_set(tmp_path, [_label_dict("t-1", "[a.py:1-2]", 0, 3)], "x [a.py:1-2].\n")
+    base = _baseline(root, sets=["tiny", "axios"])
+    code, out, err = _bench(root, "--baseline", str(base))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"Error: {base} was measured on other label sets (not in this run: axios): its figures "
+        "cannot be compared with this run's (use the same --only, or write a baseline for "
+        "these sets with --write-baseline)\n"
+    )
+
+
+def test_regressions_never_pass_on_nan() -> None:
+    base = Baseline(judge=None, sets=["x"], figures={"agreement": 0.5})
+    now = metrics([Scored("x", "go", label(1, 3), row(1, "supports"))])
+    assert regressions(now.model_copy(update={"agreement": float("nan")}), base) == [
+        "agreement is not a number in this run (nan; baseline 0.5)"
+    ]
+
+
+def test_cli_write_baseline_path_is_checked_before_the_run(tmp_path: Path) -> None:
+    root = _write_set(tmp_path, [_label_dict("t-1", "[a.py:1-2]", 0, 3)], "x [a.py:1-2].\n")
+    # a report the run would refuse: only an early check of the path reports the path
+    (root / "ds" / "tiny" / "report.md").write_bytes(b"\xff")
+    target = tmp_path / "no-such-dir" / "baseline.json"
+    code, out, err = _bench(root, "--write-baseline", str(target))
+    assert (code, out) == (2, "")
+    assert err.startswith("Error: ") and "no-such-dir" in err and "UTF-8" not in err
+    assert len(err.splitlines()) == 1

@@ -9,8 +9,10 @@ reuses the overall figures, and a judge score without a verdict is used.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
+import pytest
 from calibrate_factories import row, synthetic
 
 from citecal.calibrate import calibrate_frame, categorise, compute_metrics, prepare
@@ -67,3 +69,25 @@ def test_a_judge_score_without_a_verdict_is_used() -> None:
     assert df["judge_pos"].tolist() == [1.0, 0.0, 1.0, 0.0]
     m = compute_metrics(df, CalibrationConfig(bootstrap_resamples=0))
     assert m.n_pairs == 4 and math.isclose(m.agreement_rate or 0, 1.0)
+
+
+@pytest.mark.parametrize("per_chunk", [1, 3, 10_000])
+def test_json_output_in_chunks_is_byte_identical(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, per_chunk: int
+) -> None:
+    """The JSON is written a few thousand disagreements at a time (the 1M-row path peaked at
+    1 074 MB serialising them at once); the bytes are what ``model_dump_json`` gives."""
+    from citecal.calibrate import calibrate
+    from citecal.commands import calibrate as command
+
+    table = tmp_path / "t.parquet"
+    synthetic(n_records=40, n_reports=4, seed=5).to_parquet(table, index=False)
+    report = calibrate(table)
+    assert len(report.disagreements) > 3
+    monkeypatch.setattr(command, "DISAGREEMENTS_PER_CHUNK", per_chunk)
+    out = tmp_path / "c.json"
+    command._emit(report, "json", out)
+    assert out.read_bytes() == (report.model_dump_json(indent=2) + "\n").encode()
+    empty = report.model_copy(update={"disagreements": []})
+    command._emit(empty, "json", out)
+    assert out.read_bytes() == (empty.model_dump_json(indent=2) + "\n").encode()

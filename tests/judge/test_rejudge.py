@@ -191,3 +191,37 @@ def test_dry_run_estimates_like_eval_and_sends_nothing(tmp_path: Path) -> None:
     assert res.output.startswith(f"dry run: {n} records would go to the judge (")
     assert res.output.rstrip().endswith("nothing was sent")
     assert not out.exists()
+
+
+def _tokens_in(line: str) -> int:
+    """The ``~N in`` figure of a dry-run line."""
+    return int(line.split("~")[2].split(" in")[0])
+
+
+def test_dry_run_with_a_missing_few_shot_table_fails_like_the_real_run(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.parquet"
+    for extra in (["--dry-run"], ["-o", str(tmp_path / "out.parquet")]):
+        res = CliRunner().invoke(
+            cli,
+            ["rejudge", str(DATASET), "--prompt", "v1", "--few-shot-from", str(missing), *extra],
+        )
+        assert (res.exit_code, res.stdout) == (2, "")
+        assert res.stderr == f"Error: annotation table not found: {missing}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dry_run_counts_the_few_shot_examples_tokens(tmp_path: Path) -> None:
+    evaluated = _subset(tmp_path, {"report-01", "report-02"}, "eval.parquet")
+    plain = CliRunner().invoke(
+        cli, ["rejudge", str(evaluated), "--prompt", "v1", "--dry-run", "--no-cache"]
+    )
+    few = CliRunner().invoke(
+        cli,
+        ["rejudge", str(evaluated), "--prompt", "v1", "--dry-run", "--no-cache",
+         "--few-shot-from", str(DATASET), "--examples", "4"],
+    )  # fmt: skip
+    assert plain.exit_code == few.exit_code == 0, few.output
+    assert "few-shot: 4 example(s)" in few.stderr
+    # every call carries the examples in its system prompt
+    assert _tokens_in(few.stdout) > _tokens_in(plain.stdout)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.parquet"]
