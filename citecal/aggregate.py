@@ -21,6 +21,7 @@ from citecal.models import (
     Summary,
     ValidationResult,
     Verdict,
+    VerdictLabel,
 )
 from citecal.support import verdict_supports
 from citecal.verify._excerpt import ExcerptCheck, excerpt_fields
@@ -189,3 +190,32 @@ def summarize(
         llm_tokens=llm_tokens,
         cost_usd=round(cost_usd, 8),
     )
+
+
+def joint_verdicts(rows: Sequence[CitationResult]) -> list[CitationResult]:
+    """Each row with its sentence's joint verdict (README "The cascade").
+
+    A sentence is supported when its citations together support it: each
+    citation is judged for the part it is there for (the judge sees its
+    siblings), so the sentence is supported when every citation is valid and
+    supports its part; it is not supported as soon as every citation is decided
+    and one does not; otherwise it is undecided.
+    """
+    groups: dict[tuple[int, str], list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault((r.paragraph_index, r.claim), []).append(i)
+    out = list(rows)
+    for members in groups.values():
+        verdicts = [rows[i].verdict if rows[i].valid else "not_supports" for i in members]
+        joint: VerdictLabel
+        if all(v == "supports" for v in verdicts):
+            joint = "supports"
+        elif all(v in ("supports", "partial", "not_supports") for v in verdicts):
+            joint = "not_supports"
+        else:
+            joint = "unverified"
+        for i in members:
+            out[i] = rows[i].model_copy(
+                update={"claim_citations": len(members), "claim_verdict": joint}
+            )
+    return out

@@ -388,6 +388,14 @@ class CitationResult(_Model):
     raw_score: float | None = Field(
         None, description="The judge's support score before recalibration (score is mapped)."
     )
+    # The sentence's citations together (README "The cascade", ALCE's citation recall).
+    claim_citations: int = Field(1, description="Citations of this sentence (this one included).")
+    claim_verdict: VerdictLabel | None = Field(
+        None,
+        description="Do the sentence's citations together support it: supports when every "
+        "one is valid and supports its part, not_supports when all are decided and one is "
+        "not, else unverified.",
+    )
 
 
 class EvalResult(_Model):

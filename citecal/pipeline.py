@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from citecal import _regex as bounded_regex
-from citecal.aggregate import Outcome, summarize, to_result
+from citecal.aggregate import Outcome, joint_verdicts, summarize, to_result
 from citecal.config import Config
 from citecal.errors import InputError
 from citecal.extract import coverage, extract_citations, find_claims
@@ -439,8 +439,16 @@ def judge_requests(
 
     k = config.judge.context_lines
     requests: list[JudgeRequest] = []
+    groups: dict[tuple[int, str], list[Outcome]] = {}
+    for o in analysis.outcomes:
+        groups.setdefault((o.extracted.paragraph_index, o.extracted.claim_text), []).append(o)
     for i in indexes:
         o = analysis.outcomes[i]
+        siblings = tuple(
+            (str(s.extracted.citation), s.validation.cited_content or "")
+            for s in groups[(o.extracted.paragraph_index, o.extracted.claim_text)]
+            if s is not o and s.validation.valid
+        )
         c = o.extracted.citation
         source = analysis.context if analysis.context and reads_context(c) else store
         file = source.read(c.file_path)
@@ -461,6 +469,7 @@ def judge_requests(
                 after=after,
                 extractive=o.verdict,
                 classify=o.judge_classifies,
+                siblings=siblings,
             )
         )
     return requests
@@ -537,7 +546,7 @@ def evaluate_report(
             o = outcomes[i]
             outcomes[i] = replace(o, verdict=_undecided(o.verdict, reason))
         warnings.append(f"{len(indexes)} claims need the LLM judge and are unverified: {reason}")
-    rows = [to_result(o, config.extractive.context_lines) for o in outcomes]
+    rows = joint_verdicts([to_result(o, config.extractive.context_lines) for o in outcomes])
     summary = summarize(
         rows,
         total_claims=analysis.total_claims,

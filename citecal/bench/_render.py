@@ -59,6 +59,14 @@ def render_bench_table(report: BenchReport, console: Console) -> None:
     for name, m in _rows(report):
         table.add_row(name, *(_cell(m, k) for k, _ in COLUMNS))
     console.print(table)
+    if report.sentences is not None:
+        j = report.sentences
+        agree = f"{j.agreement:.1%}" if j.agreement is not None else "–"
+        console.print(
+            f"sentences with several citations: {j.n} ({j.supported} supported by people); "
+            f"joint verdict decided {j.decided}, agreement {agree}, "
+            f"false supports {j.false_supports}, false rejects {j.false_rejects}"
+        )
     if report.not_extracted:
         console.print(f"not extracted: {', '.join(report.not_extracted)}")
 

@@ -159,6 +159,22 @@ class BenchReport(BaseModel):
     )
     disagreements: list[Disagreement]
     not_extracted: list[str] = Field(description="Label ids citecal found no citation for.")
+    sentences: SentenceFigures | None = Field(
+        None, description="Sentences with several citations: the joint verdict against people's."
+    )
+
+
+class SentenceFigures(BaseModel):
+    """Do a sentence's citations together support it? (``claim_verdict`` against people)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(description="Sentence labels (sentences with 2+ citations).")
+    supported: int = Field(description="People's joint score >= 2.")
+    decided: int = Field(description="Joint verdict supports or not_supports.")
+    agreement: float | None
+    false_supports: int
+    false_rejects: int
 
 
 def _ratio(num: int, den: int) -> float | None:
@@ -278,9 +294,37 @@ def run_groundtruth(
 ) -> BenchReport:
     """Evaluate every set's report with ``evaluate`` and score it against the labels."""
     scored: list[Scored] = []
+    joint: list[tuple[bool, str | None]] = []
     for truth in sets:
-        scored.extend(match(truth, evaluate(truth)))
-    return score(scored, judge, [t.id for t in sets])
+        part = match(truth, evaluate(truth))
+        scored.extend(part)
+        joint.extend(sentence_pairs(truth, part))
+    report = score(scored, judge, [t.id for t in sets])
+    return report.model_copy(update={"sentences": sentence_figures(joint)}) if joint else report
+
+
+def sentence_pairs(truth: GroundTruth, scored: Sequence[Scored]) -> list[tuple[bool, str | None]]:
+    """(people's joint support, citecal's joint verdict) for each sentence label."""
+    rows = {s.label.id: s.row for s in scored}
+    out: list[tuple[bool, str | None]] = []
+    for sentence in truth.labels.sentences:
+        found = [rows.get(cid) for cid in sentence.citations]
+        verdict = next((r.claim_verdict for r in found if r is not None), None)
+        out.append((human_supports(sentence.human_score), verdict))
+    return out
+
+
+def sentence_figures(pairs: Sequence[tuple[bool, str | None]]) -> SentenceFigures:
+    decided = [(h, v) for h, v in pairs if v in ("supports", "not_supports")]
+    agree = sum(h == (v == "supports") for h, v in decided)
+    return SentenceFigures(
+        n=len(pairs),
+        supported=sum(h for h, _ in pairs),
+        decided=len(decided),
+        agreement=_ratio(agree, len(decided)),
+        false_supports=sum(not h and v == "supports" for h, v in decided),
+        false_rejects=sum(h and v == "not_supports" for h, v in decided),
+    )
 
 
 __all__ = [
@@ -291,6 +335,7 @@ __all__ = [
     "Metrics",
     "OriginSlice",
     "Scored",
+    "SentenceFigures",
     "match",
     "metrics",
     "run_groundtruth",

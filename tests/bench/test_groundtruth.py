@@ -525,3 +525,27 @@ def test_cli_write_baseline_path_is_checked_before_the_run(tmp_path: Path) -> No
     assert (code, out) == (2, "")
     assert err.startswith("Error: ") and "no-such-dir" in err and "UTF-8" not in err
     assert len(err.splitlines()) == 1
+
+
+def test_sentence_labels_are_scored_against_the_joint_verdict(tmp_path: Path) -> None:
+    sentence = {
+        "id": "t-s1",
+        "claim": "c",
+        "citations": ["t-n1", "t-n2"],
+        "human_score": 1,
+        "rationale": "r",
+    }
+    root = _natural_set(tmp_path, [sentence])
+    code, out, _ = _bench(root, "-f", "json")
+    assert code == 0
+    joint = json.loads(out)["sentences"]
+    # [a.py:3] is past the end of the 2-line file: the sentence is not supported jointly,
+    # and people said so (joint score 1).
+    assert joint == {
+        "n": 1,
+        "supported": 0,
+        "decided": 1,
+        "agreement": 1.0,
+        "false_supports": 0,
+        "false_rejects": 0,
+    }

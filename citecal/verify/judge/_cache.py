@@ -64,6 +64,8 @@ def cache_key(model: str, prompt_version: str, request: JudgeRequest, *, endpoin
         request.classify,
         evidence_text(request),
     ]
+    if request.siblings:  # only then: the keys of single-citation claims stay as they were
+        parts.append([list(pair) for pair in request.siblings])
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 

@@ -173,6 +173,7 @@ def request_injection(request: JudgeRequest, max_code_lines: int | None = None) 
         ("citation", request.citation),
         ("code", code),
         ("context", f"{request.before}\n{request.after}".strip("\n")),
+        *(("other citation", f"{c}\n{text}") for c, text in request.siblings),
     ):
         found = find_injection(text, where)
         if found is not None:

@@ -144,7 +144,33 @@ def code_block(request: JudgeRequest, max_code_lines: int, context_lines: int | 
         rows.append(f"{request.start_line + len(cited) + i:>{width}}   {line}".rstrip())
     body = "\n".join(rows)
     fence = _fence_for(body)
-    return f"{fence}{request.language or ''}\n{body}\n{fence}"
+    block = f"{fence}{request.language or ''}\n{body}\n{fence}"
+    if not request.siblings:
+        return block
+    return block + "\n\n" + siblings_text(request, max_code_lines)
+
+
+SIBLINGS_NOTE = (
+    "The same sentence cites more code. Together the citations support the whole sentence; "
+    "judge whether the cited lines above support the part of the claim they are there for, "
+    "and do not count against them what another citation below shows."
+)
+
+
+def siblings_text(request: JudgeRequest, max_code_lines: int) -> str:
+    """The sentence's other citations, each fenced like the cited code (README "The cascade")."""
+    parts = [SIBLINGS_NOTE]
+    for citation, code in request.siblings:
+        lines = code.split("\n")
+        shown = "\n".join(lines[:max_code_lines])
+        more = (
+            f"\n... ({len(lines) - max_code_lines} more lines)"
+            if len(lines) > max_code_lines
+            else ""
+        )
+        fence = _fence_for(shown)
+        parts.append(f"Other citation {citation}:\n{fence}\n{shown}{more}\n{fence}")
+    return "\n\n".join(parts)
 
 
 def evidence_text(request: JudgeRequest) -> str:

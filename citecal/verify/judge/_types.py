@@ -37,6 +37,9 @@ class JudgeRequest:
     after: str = ""
     extractive: Verdict | None = None
     classify: bool = False
+    siblings: tuple[tuple[str, str], ...] = ()
+    """(citation, cited code) of the sentence's other citations: the claim is supported
+    by its citations together (README "The cascade"), so the judge sees them all."""
 
 
 @dataclass(frozen=True)
