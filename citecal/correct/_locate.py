@@ -441,6 +441,75 @@ class Locator:
                 return False
         return (verdict.score or 0.0) >= floor
 
+    def repair(
+        self,
+        claim: str,
+        original: Citation,
+        *,
+        judge: JudgeCheck | None = None,
+    ) -> tuple[Found | None, list[Found]]:
+        """The first nearby repaired range that verifies, and every range checked.
+
+        README "`citecal correct`" (repair): the ranges of
+        :func:`~citecal.correct._repair.repair_candidates`, in their order, each
+        verified as :meth:`locate` verifies a candidate (rules; with a judge, the
+        ranges the rules leave open are asked in one request). The first accepted
+        one wins: it is the range most faithful to what the author wrote.
+        """
+        from citecal.correct._repair import repair_candidates
+
+        entry = self.index.files.get(original.file_path)
+        if entry is None:
+            return None, []
+        query = claim_query(claim, self.index.project)
+        if not query.strong and judge is None:
+            return None, []
+        named = frozenset(_last(t.text).lower() for t in query.locators)
+        candidates = repair_candidates(
+            original, entry.source.line_count, entry.symbols.definitions, named
+        )
+        checked: list[Found] = []
+        status: list[bool | None] = []  # True accepted, None open (judge to ask), False no
+        for n, rep in enumerate(candidates):
+            verdict = self.verify_at(claim, rep.location)
+            around = self._around(rep.location, query)
+            ok = self.acceptable(verdict, query, 0.0, judge is not None, around)
+            rank = float(len(candidates) - n)
+            checked.append(Found(rep.location, verdict, rank, ok, f"repair:{rep.how}"))
+            decided = verdict.verdict == "supports" or (ok and judge is None)
+            status.append(True if decided else None if judge is not None else False)
+        if judge is not None:
+            # Ask about every range the rules did not accept (they are few, and near): the
+            # judge reads the code, the rules only its words.
+            asked = [
+                i
+                for i, st in enumerate(status)
+                if st is None and checked[i].verdict.verdict != "supports"
+            ]
+            if asked:
+                answers = judge(
+                    claim,
+                    [
+                        (
+                            checked[i].location,
+                            self.cited_code(checked[i].location),
+                            checked[i].verdict,
+                        )
+                        for i in asked
+                    ],
+                )
+                for i, v in zip(asked, answers, strict=True):
+                    if v is not None and v.verdict == "supports":
+                        f = checked[i]
+                        checked[i] = Found(f.location, v, f.rank, True, f.via)
+                        status[i] = True
+                    else:
+                        status[i] = False
+        for i, st in enumerate(status):
+            if st:
+                return checked[i], checked
+        return None, checked
+
     def locate(
         self,
         claim: str,
