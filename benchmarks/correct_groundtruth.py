@@ -10,8 +10,8 @@ the correction loop without an LLM on each report. Figures:
   evidence) overlap the correct range (same file, intersecting lines); the share
   the loop attempted (it corrects failed citations only: with ``--no-llm`` a
   behaviour claim the rules leave open is not failed, so it is not corrected);
-* **relocation** — the locator asked about every one of those citations, as if
-  each had failed (what relocation alone achieves; what a run with a judge, which
+* **relocation** — the locator asked about every one of those citations (the
+  nearby repairs first, then the search), as if each had failed (what relocation alone achieves; what a run with a judge, which
   fails every misplaced citation, would attempt). Its top-5 is the list a person
   is shown: the ranked places, or the places listed when the loop does not choose
   between near-equal ones;
@@ -232,9 +232,13 @@ def score(sets: list[Any], judge: Any, config: Config, args: argparse.Namespace)
                     c["e2e_top1"] += hit1
                     c["e2e_top5"] += hit5 or hit1
                     c["e2e_relocated"] += new is not None
+                    # What relocating does: repair nearby first, then search.
+                    fixed, _ = locator.repair(label.claim, Citation(path, start, end), judge=check)
                     found, checked = locator.locate(
                         label.claim, Citation(path, start, end), judge=check
                     )
+                    if fixed is not None:
+                        found = [fixed, *found]
                     r1 = bool(found) and overlaps(
                         found[0].location, want.file_path, want.start_line, want.end_line
                     )

@@ -56,6 +56,8 @@ BM25_CANDIDATES = 30
 CHECKED_CHUNKS = 10
 NEAR_LINES = 30
 MAX_DEFINITION_LINES = 80
+JUDGED_EXTRA = 5
+"""With a judge and no place the rules accept, the best-ranked places it is asked about."""
 AMBIGUITY_MARGIN = 0.05
 """Without a judge, a best place ranked less than this above the next is not chosen."""
 
@@ -598,6 +600,21 @@ class Locator:
             for f, v in zip(asked, answers, strict=True):
                 if v is not None and v.verdict == "supports":
                     accepted.append(Found(f.location, v, f.rank + 0.5, True, f.via))
+        if judge is not None and not accepted:
+            # The rules accept no place: the judge reads the best-ranked ones itself (the
+            # rules read words, and a paraphrase has few of them).
+            asked_at = {f.location for f in open_[:3]}
+            extra = sorted(
+                (f for f in checked if f.location not in asked_at and not f.accepted),
+                key=lambda f: -f.rank,
+            )[:JUDGED_EXTRA]
+            if extra:
+                answers = judge(
+                    claim, [(f.location, self.cited_code(f.location), f.verdict) for f in extra]
+                )
+                for f, v in zip(extra, answers, strict=True):
+                    if v is not None and v.verdict == "supports":
+                        accepted.append(Found(f.location, v, f.rank + 0.5, True, f.via))
         accepted.sort(key=lambda f: (-f.rank, f.location.end_line - f.location.start_line))
         accepted = distinct_places(accepted)
         lexical_gap = accepted[0].rank - accepted[1].rank if len(accepted) > 1 else None

@@ -22,7 +22,10 @@ left. A citation that does not fail is never touched.
 
 *Locate* first asks the judge (when there is one) whether the rules' objection
 to a valid citation holds: a citation the judge finds supported is left as it
-is. It then tries the nearby repaired ranges (:mod:`citecal.correct._repair`:
+is. Without a judge (``--no-llm``) a valid citation is never moved: only the
+rules object, and they cannot tell a wrong place from their own false alarm
+(``needs a judge``); structurally invalid citations are repaired or relocated.
+It then tries the nearby repaired ranges (:mod:`citecal.correct._repair`:
 swapped ends, clamped ends, the enclosing, inner or adjacent definition, a
 shift), and searches the repository only when none verifies. It proposes only
 places the verifier accepts (:mod:`citecal.correct._locate`).
@@ -260,6 +263,16 @@ def correct_report(
                             "(the rules did not): left as it is"
                         )
                         continue
+                if judge is None and row.valid:
+                    # The rules object to lines that exist: without a judge, a wrong place and
+                    # a false alarm of the rules look alike (issue 21: moving a supported
+                    # citation is worse than leaving a wrong one for a person).
+                    track.kept = True
+                    track.reason = (
+                        "needs a judge: the cited lines exist and only the rules object; "
+                        "without a judge a wrong place cannot be told from a false alarm"
+                    )
+                    continue
                 fixed, tried = locator.repair(row.claim, ex.citation, judge=judge_check)
                 track.checked.extend(tried)
                 if fixed is not None:

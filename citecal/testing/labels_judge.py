@@ -17,7 +17,8 @@ support: the label decides it, not the overlap.)
 The claim in a prompt is the claim citecal extracted, which differs from the
 label's hand-copied text by punctuation, case and sometimes a leading clause:
 a claim finds its labels by normalised equality, else containment, else the
-best word overlap of at least :data:`MIN_OVERLAP`. A claim no label matches is
+best word overlap of at least :data:`MIN_OVERLAP`, else the label most of whose
+words it holds (:data:`MIN_COVER`, clearly ahead of the next). A claim no label matches is
 answered "not supports" with low confidence and counted in
 :attr:`LabelsJudge.unmatched`.
 """
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 
 MIN_OVERLAP = 0.6
 """Jaccard overlap of words above which a prompt's claim is a label's claim."""
+
+MIN_COVER = 0.7
+"""Else: share of a label's words in the prompt's claim above which it is that label's claim."""
 
 _CITATION_RE = re.compile(r"\[(?P<path>[^\[\]]+):(?P<start>-?[0-9]+)(?:-(?P<end>-?[0-9]+))?\]")
 _WORD_RE = re.compile(r"[a-z0-9_]+")
@@ -134,9 +138,19 @@ class LabelsJudge:
             score = len(words & other) / union if union else 0.0
             if score > best_score:
                 best, best_score = k, score
-        if best is None or best_score < MIN_OVERLAP:
-            return []
-        return [best]
+        if best is not None and best_score >= MIN_OVERLAP:
+            return [best]
+        # A claim citecal extracted with a clause the label left out: most of the label's
+        # words are in it, and clearly more than of any other label's.
+        cover = sorted(
+            ((len(words & other) / len(other), k) for k, other in self._words.items() if other),
+            reverse=True,
+        )
+        if cover and cover[0][0] >= MIN_COVER and (
+            len(cover) == 1 or cover[0][0] - cover[1][0] >= 0.2
+        ):
+            return [cover[0][1]]
+        return []
 
     def verdict(self, claim: str, citation: str) -> dict[str, Any]:
         """The answer for one claim cited at ``citation`` (``[path:start-end]``)."""

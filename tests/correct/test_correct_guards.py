@@ -21,7 +21,7 @@ def test_two_equal_places_are_listed_not_chosen(
 ) -> None:
     body = "def helper():\n    return shared_value()\n"
     repo = make_repo({"pkg/a.py": body, "pkg/b.py": body, "pkg/c.py": "X = 1\n"})
-    text = "`helper` keeps asking `shared_value` until it answers [pkg/c.py:1].\n"
+    text = "`helper` keeps asking `shared_value` until it answers [pkg/c.py:5].\n"  # past the end
     run = _run(repo, text)
     assert run.output.corrections == [] and run.corrected == text
     (left,) = run.output.remaining

@@ -17,24 +17,39 @@ from citecal.pipeline import evaluate_report
 from citecal.source import open_store
 
 
-def test_offers_each_pushed_correction_and_refuses_a_mismatch(shop: Path) -> None:
-    with open_store(shop) as store:
-        result = evaluate_report(REPORT, store, Config(), report_name="report.md")
-        fixes = correct_report(REPORT, store, Config(), report_name="report.md").output
+def test_offers_each_pushed_correction_and_refuses_a_mismatch(shop: Path, tmp_path: Path) -> None:
+    from test_correct_judge import handler
+
+    from citecal.config import JudgeConfig
+    from citecal.testing import FakeOpenAIServer
+    from citecal.verify.judge import build_judge
+
+    # With a judge: without one, valid citations only the rules object to stay (issue 21).
+    with FakeOpenAIServer(handler=handler) as srv:
+        config = Config(
+            judge=JudgeConfig(base_url=srv.base_url, cache=False, escalation_model=None)
+        )
+        judge = build_judge(config.judge)
+        try:
+            with open_store(shop) as store:
+                result = evaluate_report(REPORT, store, Config(), report_name="report.md")
+                fixes = correct_report(
+                    REPORT, store, config, judge=judge, report_name="report.md"
+                ).output
+        finally:
+            judge.close()
     spec = load_spec(None)
     built = build_records(result, spec)
     records, offered = offer_corrections(built, result, fixes.corrections_file(), spec)
-    assert offered == 2  # relocate and expand; the other cites invalid (unpushed) lines
+    # expand is offered; the relocation and the removal cite invalid (unpushed) lines
+    assert offered == 1
     by = {r.citation.citation: r for r in records.records}
-    relocated = by["[pkg/cart.py:8-11]"]
-    (suggestion,) = [s for s in relocated.suggestions if s.question == "correction"]
-    assert (suggestion.value, suggestion.agent) == (
-        "[pkg/pricing.py:5]",
-        "citecal correct relocate",
-    )
-    assert relocated.metadata["_correction_strategy"] == "relocate"
+    expanded = by["[pkg/cart.py:8-9]"]
+    (suggestion,) = [s for s in expanded.suggestions if s.question == "correction"]
+    assert (suggestion.value, suggestion.agent) == ("[pkg/cart.py:8-11]", "citecal correct expand")
+    assert expanded.metadata["_correction_strategy"] == "expand"
     assert not [s for s in by["[pkg/cart.py:4-11]"].suggestions if s.question == "correction"]
-    remove = fixes.corrections[0].model_copy(update={"strategy": "remove", "new": None})
+    remove = next(c for c in fixes.corrections if c.strategy == "remove")
     assert suggestion_text(remove) == "remove the citation"
 
     moved = fixes.corrections_file().model_copy(deep=True)

@@ -8,6 +8,7 @@ A citation whose claim is supported nearby is repaired, never removed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,7 +92,6 @@ def _run(shop: Path, text: str, judge: object = None) -> CorrectionRun:
         ("`add_item` raises `ValueError` on a negative `quantity`", "11-8", "8-11", "swap"),
         ("`__init__` sets `self.items` to an empty dict", "0-6", "1-6", "clamp"),
         ("`total_quantity` sums `self.items`", "13-30", "13-14", "clamp"),
-        ("`total_quantity` sums `self.items`", "9-10", "13-14", "adjacent"),
     ],
 )
 def test_each_repair_kind_without_a_judge(
@@ -118,7 +118,7 @@ def test_a_reversed_range_whose_claim_is_supported_is_repaired_never_removed(sho
 
 
 class _Judge:
-    """The heuristic judge, except that more than four cited lines never support (too wide)."""
+    """A judge of the local server (see :func:`_handler`)."""
 
     def __init__(self, server: FakeOpenAIServer, tmp_path: Path) -> None:
         from citecal.verify.judge import build_judge
@@ -135,13 +135,16 @@ class _Judge:
 
 
 def _handler(request: ChatRequest) -> Reply | None:
+    """The heuristic judge, except that more than four cited lines never support (too wide)
+    and that every name the claim gives in backticks must be in the cited code."""
     claims = request.claims
     if not claims:
         return None
     answers = []
     for c in claims:
         verdict = heuristic_verdict(c.claim, c.code)
-        if c.code.count("\n") >= 4:
+        named = [n.rsplit(".", 1)[-1] for n in re.findall(r"`([^`]+)`", c.claim)]
+        if c.code.count("\n") >= 4 or any(n not in c.code for n in named):
             verdict = {**verdict, "supports": False, "score": 0.1, "confidence": "high"}
         answers.append({"claim_id": c.n, **verdict})
     if request.is_batch:
@@ -202,3 +205,15 @@ def test_with_a_judge_a_reversed_supported_range_is_repaired_never_removed(
         ("repair", "[pkg/cart.py:8-11]")
     ]
     assert run.output.uncited_claims == []
+
+
+def test_with_a_judge_a_few_lines_off_moves_to_the_adjacent_definition(
+    shop: Path, judged: _Judge
+) -> None:
+    # Valid lines only the rules object to: without a judge they stay (needs a judge).
+    text = "`total_quantity` sums `self.items` [pkg/cart.py:9-10].\n"
+    (left,) = _run(shop, text).output.remaining
+    assert left.reason.startswith("needs a judge")
+    run = _run(shop, text, judged)
+    (c,) = run.output.corrections
+    assert (str(c.new), c.evidence["repair"]) == ("[pkg/cart.py:13-14]", "adjacent")
