@@ -1,9 +1,9 @@
 """Relocation on the ground-truth set (issue 10): does ``citecal correct --no-llm`` put
 misplaced citations where people say their support is?
 
-Reads ``datasets/groundtruth/`` (345 citations over six real packages in five
+Reads ``datasets/groundtruth/`` (915 citations in 16 label sets over ten real packages in nine
 languages, labelled by people; ``make groundtruth`` fetches the sources) and runs
-the correction loop without an LLM on each report. Figures:
+the correction loop on each report, without an LLM or with the labels judge. Figures:
 
 * **end to end** — every labelled citation with a known correct location: the
   loop's top-1 (the new citation) and top-5 (the ranked verified candidates in its
@@ -11,8 +11,9 @@ the correction loop without an LLM on each report. Figures:
   the loop attempted (it corrects failed citations only: with ``--no-llm`` a
   behaviour claim the rules leave open is not failed, so it is not corrected);
 * **relocation** — the locator asked about every one of those citations (the
-  nearby repairs first, then the search), as if each had failed (what relocation alone achieves; what a run with a judge, which
-  fails every misplaced citation, would attempt). Its top-5 is the list a person
+  nearby repairs first, then the search), as if each had failed (what relocation
+  alone achieves; what a run with a judge, which fails every misplaced citation,
+  would attempt). Its top-5 is the list a person
   is shown: the ranked places, or the places listed when the loop does not choose
   between near-equal ones;
 * **untouched** — changes to citations people scored >= 2 (target 0);

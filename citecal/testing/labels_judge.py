@@ -146,8 +146,10 @@ class LabelsJudge:
             ((len(words & other) / len(other), k) for k, other in self._words.items() if other),
             reverse=True,
         )
-        if cover and cover[0][0] >= MIN_COVER and (
-            len(cover) == 1 or cover[0][0] - cover[1][0] >= 0.2
+        if (
+            cover
+            and cover[0][0] >= MIN_COVER
+            and (len(cover) == 1 or cover[0][0] - cover[1][0] >= 0.2)
         ):
             return [cover[0][1]]
         return []
