@@ -159,8 +159,8 @@ def main() -> int:
     print(
         f"correct  : {failed} failing of {total} citations -> {corrections} corrections "
         f"({corrections - removed} relocated, {right} of them to the file defining the method; "
-        f"{removed} removed: the TypeScript template has no class of the claimed name), "
-        f"{remaining} left, {iterations} round(s) in "
+        f"{removed} removed), {remaining} left (the TypeScript template has no class of the "
+        f"claimed name; without a judge nothing is removed), {iterations} round(s) in "
         f"{correct_s:.2f}s = {per_citecal * 1000:.1f} ms/citation (target <= 20 s)"
     )
     print(
