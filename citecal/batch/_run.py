@@ -272,6 +272,8 @@ class BatchOptions:
     resume: bool = False
     no_llm: bool = False
     dry_run: bool = False
+    correct: bool = False
+    """Run ``citecal correct`` on every report too: rows in ``corrections.parquet``."""
     config_file: str | None = None
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     prompt: str | None = None
@@ -358,6 +360,7 @@ def evaluate_batch(
             cache_dir=str(Path(cache_dir).absolute()) if options.use_cache else None,
             slots=slots,
             dry_run=options.dry_run,
+            correct=options.correct,
         )
         if on_start is not None:
             on_start(Started(the_plan, workers, dashboard_link(client), unavailable))

@@ -34,8 +34,15 @@ COLUMNS = ("correction_strategy", "correction_suggested")
 """Columns ``citecal pull`` adds to the annotation table for proposed corrections."""
 
 
-def read_corrections(path: Path) -> CorrectionsFile:
-    """A corrections file written by ``citecal correct --corrections``; InputError otherwise."""
+def read_corrections(path: Path, report: str | None = None) -> CorrectionsFile:
+    """A corrections file written by ``citecal correct --corrections``; InputError otherwise.
+
+    ``path`` may also be the ``corrections.parquet`` table of ``eval-batch --correct`` (a
+    directory of parts or one Parquet file): its rows for ``report`` are read as the
+    corrections file of that report (README "Many reports").
+    """
+    if path.is_dir() or path.suffix == ".parquet":
+        return _read_corrections_table(path, report)
     text = read_text_file(path, "corrections file")
     try:
         return CorrectionsFile.model_validate_json(text)
@@ -45,6 +52,40 @@ def read_corrections(path: Path) -> CorrectionsFile:
         raise InputError(
             f"{path} is not a `citecal correct --corrections` file: '{where}': {err['msg']}"
         ) from None
+
+
+def _read_corrections_table(path: Path, report: str | None) -> CorrectionsFile:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from citecal.batch._tables import to_correction
+
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise InputError(f"{path}: not a readable corrections table: {exc}") from None
+    if rows and not {"report", "position", "strategy", "evidence"} <= set(rows[0]):
+        raise InputError(f"{path} is not an `eval-batch --correct` corrections table")
+    reports = sorted({str(r["report"]) for r in rows})
+    if report is not None:
+        reports = [r for r in reports if _same_report(r, report)]
+        if not reports:  # nothing of this report failed: nothing to offer
+            return CorrectionsFile(report=report, iterations=0, corrections=[])
+    if len(reports) != 1:
+        which = f"for {report}" if report is not None else "of one report"
+        raise InputError(
+            f"{path}: {len(reports)} reports' corrections {which}; push the report they belong to"
+        )
+    mine = [r for r in rows if str(r["report"]) == reports[0]]
+    try:
+        corrections = [to_correction(r) for r in sorted(mine, key=lambda r: r["position"])]
+    except (ValidationError, ValueError) as exc:
+        raise InputError(f"{path}: a row is not a correction: {exc}") from None
+    return CorrectionsFile(
+        report=reports[0],
+        iterations=max((c.iteration for c in corrections), default=0),
+        corrections=corrections,
+    )
 
 
 def suggestion_text(c: Correction) -> str:

@@ -99,6 +99,8 @@ class CorrectionRun:
     corrected: str
     before: EvalResult
     after: EvalResult
+    index: RepoIndex | None = None
+    """The repository index the loop built or was given (None: nothing needed relocating)."""
 
     @property
     def changed(self) -> bool:
@@ -404,7 +406,7 @@ def correct_report(
         changed=text != report_text,
         warnings=list(current.warnings),
     )
-    return CorrectionRun(output, report_text, text, before, current)
+    return CorrectionRun(output, report_text, text, before, current, index)
 
 
 MAX_LISTED = 10

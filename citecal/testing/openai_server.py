@@ -99,6 +99,8 @@ class PromptClaim:
     code: str
     citation: str = ""
     """The prompt's line naming the cited code (``from [path:10-25]``), for the labels judge."""
+    block: str = ""
+    """The whole numbered code block: cited lines (``N > code``) and the context around them."""
 
 
 log = logging.getLogger("citecal.testing")
@@ -154,7 +156,13 @@ class ChatRequest:
         """Claims of a citecal judge prompt (batch numbering, or one single claim)."""
         text = self.user
         items = [
-            PromptClaim(int(m.group(1)), m.group(2), _cited_lines(m.group(5)), m.group(3).strip())
+            PromptClaim(
+                int(m.group(1)),
+                m.group(2),
+                _cited_lines(m.group(5)),
+                m.group(3).strip(),
+                m.group(5),
+            )
             for m in _BATCH_ITEM_RE.finditer(text)
         ]
         if items:
@@ -162,7 +170,9 @@ class ChatRequest:
         m = _SINGLE_RE.search(text)
         if m is None:
             return []
-        return [PromptClaim(1, m.group(1), _cited_lines(m.group(4)), m.group(2).strip())]
+        return [
+            PromptClaim(1, m.group(1), _cited_lines(m.group(4)), m.group(2).strip(), m.group(4))
+        ]
 
     @property
     def is_batch(self) -> bool:

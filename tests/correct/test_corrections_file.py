@@ -66,3 +66,30 @@ def test_reading_a_file_that_is_not_one(tmp_path: Path) -> None:
     bad.write_text('{"schema_version": 1, "report": "r.md"}')
     with pytest.raises(InputError, match="is not a `citecal correct --corrections` file"):
         read_corrections(bad)
+
+
+def test_reads_the_corrections_table_of_eval_batch(shop: Path, tmp_path: Path) -> None:
+    """``push --corrections out/corrections.parquet``: the pushed report's rows, as the file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from citecal.batch._tables import SCHEMAS, correction_rows
+
+    with open_store(shop) as store:
+        fixes = correct_report(REPORT, store, Config(), report_name="r/report.md").output
+    rows = correction_rows("id-1", fixes)
+    rows += [{**r, "report_id": "id-2", "report": "r/other.md"} for r in rows]
+    table = tmp_path / "corrections.parquet"
+    table.mkdir()
+    pq.write_table(
+        pa.Table.from_pylist(rows, schema=SCHEMAS["corrections"]), table / "part-a.parquet"
+    )
+    got = read_corrections(table, "r/report.md")
+    assert got.report == "r/report.md" and got.corrections == fixes.corrections
+    assert read_corrections(table, "r/none.md").corrections == []  # nothing of it failed
+    with pytest.raises(InputError, match="2 reports' corrections of one report"):
+        read_corrections(table)
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"x": [1]}), bad)
+    with pytest.raises(InputError, match="is not an `eval-batch --correct` corrections table"):
+        read_corrections(bad, "r/report.md")
