@@ -32,7 +32,8 @@ places the verifier accepts (:mod:`citecal.correct._locate`).
 
 *Remove* needs proof (issue 21): a verdict that no candidate supports the claim
 (so a judge: under ``--no-llm`` the citation stays, ``needs a judge``) and a
-claim that names nothing the repository defines.
+claim that names code the search could look for, none of it defined in the
+repository.
 Otherwise the citation stays for a person to look at, listed under
 ``remaining`` with the reason. A removal lists the candidates it checked.
 Removing never invents a location: the claim becomes uncited.
@@ -420,8 +421,9 @@ def _keep_reason(
 
     Proof is a verdict that no candidate supports the claim (a judge: the rules
     alone cannot tell a claim nothing supports from one they cannot read) and a
-    claim that names nothing the repository defines (a named definition is a
-    place a person can look at).
+    claim that names code (or quotes a literal) the search could look for, none
+    of it defined in the repository (a named definition is a place a person can
+    look at).
     """
     if track.ambiguous:
         return track.reason
@@ -431,11 +433,12 @@ def _keep_reason(
             "supports the claim"
         )
     if locator is not None:
-        defined = [
-            t.text
-            for t in claim_query(row.claim, locator.index.project).names
-            if locator.index.definitions_named(t.text)
-        ]
+        query = claim_query(row.claim, locator.index.project)
+        if not query.strong:
+            # Nothing to anchor a search on (no code name, no quoted literal): that no
+            # candidate was found proves little (the words may be anywhere).
+            return "the claim names no code, so an empty search proves nothing: left for review"
+        defined = [t.text for t in query.names if locator.index.definitions_named(t.text)]
         if defined:
             names = ", ".join(f"`{n}`" for n in dict.fromkeys(defined))
             return f"the claim names {names}, which the repository defines: left for review"

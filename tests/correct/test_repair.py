@@ -217,3 +217,11 @@ def test_with_a_judge_a_few_lines_off_moves_to_the_adjacent_definition(
     run = _run(shop, text, judged)
     (c,) = run.output.corrections
     assert (str(c.new), c.evidence["repair"]) == ("[pkg/cart.py:13-14]", "adjacent")
+
+
+def test_with_a_judge_a_claim_naming_no_code_is_not_removed(shop: Path, judged: _Judge) -> None:
+    text = "The module retries three times before giving up [pkg/missing.py:1-3].\n"
+    run = _run(shop, text, judged)
+    assert run.output.corrections == [] and run.corrected == text
+    (left,) = run.output.remaining
+    assert left.reason.startswith("the claim names no code, so an empty search proves nothing")
