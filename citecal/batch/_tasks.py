@@ -200,21 +200,6 @@ def run_task(task: BatchTask, job: JobSettings) -> TaskResult:
     return result
 
 
-class _SharedIndex:
-    """The correction index of a task's repository, built once for all its reports."""
-
-    def __init__(self) -> None:
-        self.index: Any = None
-
-    def get(self, store: Any) -> Any:
-        return self.index
-
-    def keep(self, run: Any) -> None:
-        built = getattr(run, "index", None)
-        if built is not None:
-            self.index = built
-
-
 def _judge_cache(job: JobSettings) -> Any:
     from citecal.verify.judge import DirectoryVerdictCache
 
@@ -236,7 +221,7 @@ def _evaluate(
 
     judge: Judge | None = None
     reason: str | None = "--no-llm"
-    index = _SharedIndex()
+    index: Any = None  # the correction index of the task's repository, built once (--correct)
     if not job.no_llm:
         # Imported only when used: the judge brings the openai SDK (~18 MB per worker).
         from citecal.verify.judge import JudgeUnavailable, build_judge
@@ -268,9 +253,9 @@ def _evaluate(
                         judge=judge,
                         no_judge_reason=reason,
                         report_name=entry.report,
-                        index=index.get(store),
+                        index=index,
                     )
-                    index.keep(run)
+                    index = run.index or index
                     evaluated: EvalResult = run.before
                     if corrections is not None:
                         rows = correction_rows(entry.id, run.output)
