@@ -2,7 +2,7 @@
 
 Generates the 2 000-file, six-language repository of ``eval_throughput.py`` and a
 report of N citations that all fail: each claim names a method and its class but
-cites another file (or lines past the end of the right one). Then times, each in
+cites a file that does not exist (or lines past the end of the right one). Then times, each in
 a fresh process:
 
 * **index**: :meth:`citecal.correct.RepoIndex.build` over the whole repository
@@ -57,12 +57,14 @@ def generate(root: Path, n_files: int, n_citations: int, seed: int = 11) -> Path
         cls, fn, _ = rng.choice(symbols)
         if n % 4 == 3:  # past the end of the right file
             cite = f"[{rel}:{count + 5}-{count + 12}]"
-        else:  # another file
+        else:  # a file that does not exist, next to another one (issue 21: without a judge,
+            # valid lines only the rules object to are left in place, so they cost nothing)
             other, other_count, _ = rng.choice(files)
             while other == rel:
                 other, other_count, _ = rng.choice(files)
             first = rng.randint(1, max(1, other_count - 8))
-            cite = f"[{other}:{first}-{min(other_count, first + 7)}]"
+            gone = other.replace("/mod_", "/gone_")
+            cite = f"[{gone}:{first}-{min(other_count, first + 7)}]"
         if n % 40 == 0:
             lines += ["", f"## Section {n // 40}", ""]
         lines.append(f"{CLAIM.format(C=cls, f=fn)} {cite}.")
@@ -157,8 +159,8 @@ def main() -> int:
     print(
         f"correct  : {failed} failing of {total} citations -> {corrections} corrections "
         f"({corrections - removed} relocated, {right} of them to the file defining the method; "
-        f"{removed} removed: the TypeScript template has no class of the claimed name), "
-        f"{remaining} left, {iterations} round(s) in "
+        f"{removed} removed), {remaining} left (the TypeScript template has no class of the "
+        f"claimed name; without a judge nothing is removed), {iterations} round(s) in "
         f"{correct_s:.2f}s = {per_citecal * 1000:.1f} ms/citation (target <= 20 s)"
     )
     print(

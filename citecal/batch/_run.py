@@ -297,6 +297,8 @@ class BatchOptions:
     resume: bool = False
     no_llm: bool = False
     dry_run: bool = False
+    correct: bool = False
+    """Run ``citecal correct`` on every report too: rows in ``corrections.parquet``."""
     config_file: str | None = None
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     prompt: str | None = None
@@ -407,6 +409,7 @@ def evaluate_batch(
                 max_cost=max_cost,
                 yes=options.yes,
                 ledger=ledger,
+                correct=options.correct,
             )
             if on_start is not None:
                 on_start(Started(the_plan, workers, dashboard_link(client), unavailable))

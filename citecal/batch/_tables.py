@@ -7,6 +7,7 @@ Dask, DuckDB or Spark::
     OUT/citations.parquet/part-<key>.parquet   one row per citation: report_id + CitationResult
     OUT/reports.parquet/part-<key>.parquet     one row per report: report_id + EvalResult + summary
     OUT/errors.parquet/part-<key>.parquet      one row per report that could not be evaluated
+    OUT/corrections.parquet/part-<key>.parquet one row per correction (``eval-batch --correct``)
 
 Columns are derived from the pydantic models' JSON schema, never listed by
 hand, so a field added to :class:`~citecal.models.CitationResult` or
@@ -27,6 +28,7 @@ show a report twice.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,10 +39,11 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from citecal._io import atomic_path
+from citecal.correct._models import Correction, CorrectionOutput
 from citecal.errors import InputError
 from citecal.models import CitationResult, EvalResult
 
-TABLES: tuple[str, ...] = ("citations", "errors", "reports")
+TABLES: tuple[str, ...] = ("citations", "corrections", "errors", "reports")
 """Write order: the reports part last, as the commit marker."""
 
 PART_PREFIX = "part-"
@@ -112,6 +115,13 @@ def _report_fields() -> list[pa.Field]:
     return out
 
 
+def _correction_fields() -> list[pa.Field]:
+    """Correction's fields, with ``evidence`` (keys differ by strategy) as JSON text."""
+    schema = Correction.model_json_schema(mode="serialization")
+    properties = {**schema["properties"], "evidence": {"type": "string"}}
+    return _fields({**schema, "properties": properties}, schema.get("$defs", {}))
+
+
 REPORT_ID = pa.field("report_id", pa.string(), nullable=False)
 MANIFEST_ROW = pa.field("manifest_row", pa.int64(), nullable=False)
 
@@ -119,6 +129,14 @@ SCHEMAS: dict[str, pa.Schema] = {
     "citations": pa.schema([REPORT_ID, *model_fields(CitationResult)]),
     "reports": pa.schema(
         [REPORT_ID, MANIFEST_ROW, *_report_fields(), pa.field("seconds", pa.float64())]
+    ),
+    "corrections": pa.schema(
+        [
+            REPORT_ID,
+            pa.field("report", pa.string(), nullable=False),
+            pa.field("report_sha256", pa.string()),
+            *_correction_fields(),
+        ]
     ),
     "errors": pa.schema(
         [
@@ -146,6 +164,31 @@ def report_row(report_id: str, row: int, result: EvalResult, seconds: float) -> 
     return {"report_id": report_id, "manifest_row": row, **data, **summary, "seconds": seconds}
 
 
+def correction_rows(report_id: str, output: CorrectionOutput) -> list[dict[str, Any]]:
+    """The corrections-table rows of one corrected report (``evidence`` as JSON text: its
+    keys differ by strategy, README "`citecal correct`")."""
+    rows = []
+    for c in output.corrections:
+        data = c.model_dump(mode="json")
+        data["evidence"] = json.dumps(data["evidence"], sort_keys=True)
+        rows.append(
+            {
+                "report_id": report_id,
+                "report": output.report,
+                "report_sha256": output.report_sha256,
+                **data,
+            }
+        )
+    return rows
+
+
+def to_correction(row: Mapping[str, Any]) -> Correction:
+    """A corrections-table row back as the model ``citecal correct --corrections`` writes."""
+    data = {k: row[k] for k in Correction.model_fields if k in row}
+    data["evidence"] = json.loads(data.get("evidence") or "{}")
+    return Correction.model_validate(data)
+
+
 def to_citation(row: Mapping[str, Any]) -> CitationResult:
     """A citations-table row back as the model ``citecal eval`` writes."""
     return CitationResult.model_validate(
@@ -170,7 +213,7 @@ class BatchOutput:
         return self.table_dir(name) / f"{PART_PREFIX}{key}.parquet"
 
     def create(self) -> None:
-        """Make the output directory and its three table directories.
+        """Make the output directory and its table directories.
 
         Raises:
             InputError: the path exists and is not a directory, or cannot be made.
@@ -220,9 +263,15 @@ class BatchOutput:
         citations: Sequence[Mapping[str, Any]],
         reports: Sequence[Mapping[str, Any]],
         errors: Sequence[Mapping[str, Any]],
+        corrections: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         """Write one task's rows; the reports part (always written) commits them."""
-        rows = {"citations": citations, "errors": errors, "reports": reports}
+        rows = {
+            "citations": citations,
+            "corrections": corrections,
+            "errors": errors,
+            "reports": reports,
+        }
         for name in TABLES:
             if not rows[name] and name != "reports":
                 continue

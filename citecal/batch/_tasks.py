@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from citecal._io import read_text_file
 from citecal.batch._manifest import ManifestEntry
-from citecal.batch._tables import BatchOutput, citation_rows, report_row
+from citecal.batch._tables import BatchOutput, citation_rows, correction_rows, report_row
 from citecal.config import Config, config_from_layers, repo_config_layers
 from citecal.errors import InputError
 from citecal.models import EvalResult, Summary
@@ -71,6 +71,9 @@ class JobSettings:
     cache_dir: str | None = None
     slots: Callable[[], AbstractAsyncContextManager[object]] | None = None
     dry_run: bool = False
+    correct: bool = False
+    """``eval-batch --correct``: each report is corrected too (README "`citecal correct`");
+    its evaluation is the loop's first round, and its corrections go to corrections.parquet."""
     max_cost: float | None = None
     """The batch's spending cap in USD (README "Security"), or None."""
     yes: bool = False
@@ -189,6 +192,7 @@ def run_task(task: BatchTask, job: JobSettings) -> TaskResult:
     errors: list[dict[str, Any]] = []
     citations: list[dict[str, Any]] = []
     reports: list[dict[str, Any]] = []
+    corrections: list[dict[str, Any]] = []
     todo = [e for e in task.entries if e.problem is None]
     errors += [_error_row(e, e.problem) for e in task.entries if e.problem is not None]
     store: CachingStore | None = None
@@ -205,10 +209,10 @@ def run_task(task: BatchTask, job: JobSettings) -> TaskResult:
             if job.dry_run:
                 _estimate(todo, store, config, job, result, errors)
             else:
-                _evaluate(todo, store, config, job, result, errors, citations, reports)
+                _evaluate(todo, store, config, job, result, errors, citations, reports, corrections)
     result.errors = len(errors)
     if not job.dry_run:
-        BatchOutput(job.output).write_part(task.key, citations, reports, errors)
+        BatchOutput(job.output).write_part(task.key, citations, reports, errors, corrections)
     result.seconds = time.perf_counter() - t0
     result.cpu_seconds = time.thread_time() - cpu0
     result.worker = f"{socket.gethostname()}:{os.getpid()}"
@@ -230,11 +234,13 @@ def _evaluate(
     errors: list[dict[str, Any]],
     citations: list[dict[str, Any]],
     reports: list[dict[str, Any]],
+    corrections: list[dict[str, Any]] | None = None,
 ) -> None:
     from citecal.pipeline import evaluate_report
 
     judge: Judge | None = None
     reason: str | None = "--no-llm"
+    index: Any = None  # the correction index of the task's repository, built once (--correct)
     if not job.no_llm:
         # Imported only when used: the judge brings the openai SDK (~18 MB per worker).
         from citecal.verify.judge import JudgeUnavailable, build_judge
@@ -257,14 +263,33 @@ def _evaluate(
             t = time.perf_counter()
             try:
                 text = read_text_file(entry.report, "report")
-                evaluated: EvalResult = evaluate_report(
-                    text,
-                    store,
-                    config,
-                    judge=judge,
-                    no_judge_reason=reason,
-                    report_name=entry.report,
-                )
+                if job.correct:
+                    from citecal.correct import correct_report
+
+                    run = correct_report(
+                        text.removeprefix("\ufeff"),
+                        store,
+                        config,
+                        judge=judge,
+                        no_judge_reason=reason,
+                        report_name=entry.report,
+                        index=index,
+                    )
+                    index = run.index or index
+                    evaluated: EvalResult = run.before
+                    if corrections is not None:
+                        rows = correction_rows(entry.id, run.output)
+                        corrections += rows
+                        result.totals["corrections"] += len(rows)
+                else:
+                    evaluated = evaluate_report(
+                        text,
+                        store,
+                        config,
+                        judge=judge,
+                        no_judge_reason=reason,
+                        report_name=entry.report,
+                    )
             except InputError as exc:
                 errors.append(_error_row(entry, _one_line(exc)))
                 continue

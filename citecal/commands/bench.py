@@ -43,6 +43,15 @@ def bench_command() -> None:
 )
 @click.option("--only", multiple=True, help="Score only this label set (repeatable).")
 @click.option("--no-llm", is_flag=True, help="Rules only: what they do not decide is undecided.")
+@click.option(
+    "--judge",
+    "judge_kind",
+    type=click.Choice(["llm", "labels"]),
+    default="llm",
+    show_default=True,
+    help="labels: a judge that answers from the labels themselves (always right), served by "
+    "the local OpenAI-protocol test server: what is left is the pipeline's own loss.",
+)
 @click.option("--prompt", default=None, help="Judge prompt version or file.")
 @click.option("--model", default=None, help="Judge model.")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=None)
@@ -97,6 +106,7 @@ def groundtruth_command(
     sources: Path | None,
     only: tuple[str, ...],
     no_llm: bool,
+    judge_kind: str,
     prompt: str | None,
     model: str | None,
     concurrency: int | None,
@@ -121,12 +131,15 @@ def groundtruth_command(
     Examples:
       citecal bench groundtruth --no-llm
       citecal bench groundtruth --no-llm --baseline datasets/groundtruth/baseline.json
+      citecal bench groundtruth --judge labels
       citecal bench groundtruth -f markdown -o groundtruth.md
       citecal bench groundtruth --no-llm --folds package
       citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json
     """
     check_output(output)  # before any judge call
     check_output(write_baseline)
+    if no_llm and judge_kind == "labels":
+        raise click.UsageError("--judge labels and --no-llm exclude each other")
     if folds is not None or write_cascade is not None:
         check_output(write_cascade)
         _cascade_bench(
@@ -158,29 +171,48 @@ def groundtruth_command(
         overrides["judge"]["concurrency"] = concurrency
     if prompt:
         overrides["judge"]["prompt"] = prompt
-    config = load_config(None, config_file, overrides)
-    judge, reason = (
-        (None, "--no-llm") if no_llm else build_judge_or_reason(config, prompt, model, no_cache)
-    )
-    if judge is None and not no_llm:
-        click.echo(f"warning: no judge ({reason}): judged claims stay undecided", err=True)
+    server = None
+    if judge_kind == "labels":
+        from citecal.testing import FakeOpenAIServer
+        from citecal.testing.labels_judge import LabelsJudge
 
-    def evaluate(truth: GroundTruth) -> EvalResult:
-        with open_store(truth.sources, None, config.validation) as store:
-            return evaluate_report(
-                read_text_file(truth.report_path, "report"),
-                store,
-                config,
-                judge=judge,
-                no_judge_reason=reason,
-                report_name=str(truth.report_path),
-            )
-
+        labels_judge = LabelsJudge.from_groundtruth(sets)
+        server = FakeOpenAIServer(handler=labels_judge).start()
+        overrides["judge"]["base_url"] = server.base_url
+        no_cache = True  # the cache would hand the real judge's verdicts back
+        model = model or "labels"
     try:
-        report = run_groundtruth(sets, evaluate, judge.model if judge is not None else None)
+        config = load_config(None, config_file, overrides)
+        judge, reason = (
+            (None, "--no-llm") if no_llm else build_judge_or_reason(config, prompt, model, no_cache)
+        )
+        if judge is None and not no_llm:
+            click.echo(f"warning: no judge ({reason}): judged claims stay undecided", err=True)
+
+        def evaluate(truth: GroundTruth) -> EvalResult:
+            with open_store(truth.sources, None, config.validation) as store:
+                return evaluate_report(
+                    read_text_file(truth.report_path, "report"),
+                    store,
+                    config,
+                    judge=judge,
+                    no_judge_reason=reason,
+                    report_name=str(truth.report_path),
+                )
+
+        try:
+            report = run_groundtruth(sets, evaluate, judge.model if judge is not None else None)
+        finally:
+            if judge is not None:
+                judge.close()
     finally:
-        if judge is not None:
-            judge.close()
+        if server is not None:
+            server.stop()
+            click.echo(
+                f"labels judge: {labels_judge.answered} claims answered, "
+                f"{labels_judge.unmatched} without a matching label",
+                err=True,
+            )
     if fmt == "json":
         text = report.model_dump_json(indent=2) + "\n"
     elif fmt == "markdown":

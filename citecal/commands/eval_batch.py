@@ -184,6 +184,12 @@ def _print_dry_run(est: DryRunSummary) -> None:
 @click.option("--resume", is_flag=True, help="Continue a batch in OUTPUT: skip finished reports.")
 @click.option("--dry-run", is_flag=True, help="Estimate the judge's calls and cost for the batch.")
 @click.option(
+    "--correct",
+    is_flag=True,
+    help="Also run `citecal correct` on every report: its corrections go to "
+    "OUTPUT/corrections.parquet (the report files are not changed).",
+)
+@click.option(
     "-f",
     "--format",
     "fmt",
@@ -229,6 +235,7 @@ def eval_batch_command(
     no_llm: bool,
     resume: bool,
     dry_run: bool,
+    correct: bool,
     fmt: str,
     config_file: Path | None,
     prompt: str | None,
@@ -256,6 +263,7 @@ def eval_batch_command(
       citecal eval-batch reports.jsonl -o out/ --scheduler tcp://10.0.0.5:8786 --resume
       citecal eval-batch reports.parquet --dry-run
       citecal eval-batch reports.csv -o out/ --max-cost 20
+      citecal eval-batch reports.csv -o out/ --correct
     """
     from citecal.batch import (
         BatchInterrupted,
@@ -266,6 +274,8 @@ def eval_batch_command(
         read_manifest,
     )
 
+    if correct and dry_run:
+        raise InputError("--correct and --dry-run exclude each other")
     if scheduler is not None and workers is not None:
         raise InputError(
             "--workers starts a local cluster; with --scheduler the cluster has its own"
@@ -284,6 +294,7 @@ def eval_batch_command(
         resume=resume,
         no_llm=no_llm,
         dry_run=dry_run,
+        correct=correct,
         config_file=str(config_file) if config_file else None,
         overrides=overrides,
         prompt=prompt,

@@ -84,7 +84,8 @@ def _answers_spec(result: EvalResult) -> str | None:
     "corrections_path",
     type=click.Path(path_type=Path),
     default=None,
-    help="A `citecal correct --corrections` file: offer each proposal as the suggested correction.",
+    help="A `citecal correct --corrections` file, or the corrections.parquet table of "
+    "`eval-batch --correct` (the pushed report's rows): offer each proposal as the suggestion.",
 )
 @click.option(
     "--min-submitted",
@@ -147,7 +148,8 @@ def push_command(
     if corrections_path is not None:
         from citecal.correct._annotate import read_corrections
 
-        corrections = read_corrections(corrections_path)
+        assert result is not None
+        corrections = read_corrections(corrections_path, result.report)
     if spec is None and result is not None:
         spec = _answers_spec(result)
     definition = load_spec(spec)

@@ -39,11 +39,18 @@ COLUMNS = ("correction_strategy", "correction_suggested")
 """Columns ``citecal pull`` adds to the annotation table for proposed corrections."""
 
 
-def read_corrections(path: Path) -> CorrectionsFile:
+def read_corrections(path: Path, report: str | None = None) -> CorrectionsFile:
     """A corrections file written by ``citecal correct --corrections``; InputError otherwise.
 
-    Every proposed place is checked (:func:`check_locations`) before anything is offered.
+    ``path`` may also be the ``corrections.parquet`` table of ``eval-batch --correct`` (a
+    directory of parts or one Parquet file): its rows for ``report`` are read as the
+    corrections file of that report (README "Many reports"). Every proposed place is
+    checked (:func:`check_locations`) before anything is offered.
     """
+    if path.is_dir() or path.suffix == ".parquet":
+        table = _read_corrections_table(path, report)
+        check_locations(table, path)
+        return table
     text = read_text_file(path, "corrections file")
     try:
         corrections = CorrectionsFile.model_validate_json(text)
@@ -86,6 +93,52 @@ def check_locations(corrections: CorrectionsFile, path: Path | str = "correction
                 f"{path}: correction {n} proposes lines no file has "
                 f"({shown}:{start}-{end}, invalid_range)"
             )
+
+
+def _read_corrections_table(path: Path, report: str | None) -> CorrectionsFile:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from citecal.batch._tables import to_correction
+
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise InputError(f"{path}: not a readable corrections table: {exc}") from None
+    if rows and not {"report", "position", "strategy", "evidence"} <= set(rows[0]):
+        raise InputError(f"{path} is not an `eval-batch --correct` corrections table")
+    reports = sorted({str(r["report"]) for r in rows})
+    if report is not None:
+        reports = [r for r in reports if _same_report(r, report)]
+        if not reports:  # nothing of this report failed: nothing to offer
+            return CorrectionsFile(report=report, iterations=0, corrections=[])
+    if len(reports) != 1:
+        which = f"for {report}" if report is not None else "of one report"
+        raise InputError(
+            f"{path}: {len(reports)} reports' corrections {which}; push the report they belong to"
+        )
+    mine = [r for r in rows if str(r["report"]) == reports[0]]
+    try:
+        corrections = [to_correction(r) for r in sorted(mine, key=lambda r: r["position"])]
+    except (ValidationError, ValueError) as exc:
+        raise InputError(f"{path}: a row is not a correction: {exc}") from None
+    digests = {r.get("report_sha256") for r in mine}  # README "Security": matched by content
+    return CorrectionsFile(
+        report=reports[0],
+        report_sha256=digests.pop() if len(digests) == 1 else None,
+        iterations=max((c.iteration for c in corrections), default=0),
+        corrections=corrections,
+    )
+
+
+def _same_report(a: str, b: str) -> bool:
+    pa, pb = Path(a), Path(b)
+    if pa == pb or pa.name == pb.name:
+        return True
+    try:
+        return pa.resolve() == pb.resolve()
+    except OSError:
+        return False
 
 
 def suggestion_text(c: Correction) -> str:

@@ -56,6 +56,8 @@ BM25_CANDIDATES = 30
 CHECKED_CHUNKS = 10
 NEAR_LINES = 30
 MAX_DEFINITION_LINES = 80
+JUDGED_EXTRA = 5
+"""With a judge and no place the rules accept, the best-ranked places it is asked about."""
 AMBIGUITY_MARGIN = 0.05
 """Without a judge, a best place ranked less than this above the next is not chosen."""
 
@@ -441,6 +443,75 @@ class Locator:
                 return False
         return (verdict.score or 0.0) >= floor
 
+    def repair(
+        self,
+        claim: str,
+        original: Citation,
+        *,
+        judge: JudgeCheck | None = None,
+    ) -> tuple[Found | None, list[Found]]:
+        """The first nearby repaired range that verifies, and every range checked.
+
+        README "`citecal correct`" (repair): the ranges of
+        :func:`~citecal.correct._repair.repair_candidates`, in their order, each
+        verified as :meth:`locate` verifies a candidate (rules; with a judge, the
+        ranges the rules leave open are asked in one request). The first accepted
+        one wins: it is the range most faithful to what the author wrote.
+        """
+        from citecal.correct._repair import repair_candidates
+
+        entry = self.index.files.get(original.file_path)
+        if entry is None:
+            return None, []
+        query = claim_query(claim, self.index.project)
+        if not query.strong and judge is None:
+            return None, []
+        named = frozenset(_last(t.text).lower() for t in query.locators)
+        candidates = repair_candidates(
+            original, entry.source.line_count, entry.symbols.definitions, named
+        )
+        checked: list[Found] = []
+        status: list[bool | None] = []  # True accepted, None open (judge to ask), False no
+        for n, rep in enumerate(candidates):
+            verdict = self.verify_at(claim, rep.location)
+            around = self._around(rep.location, query)
+            ok = self.acceptable(verdict, query, 0.0, judge is not None, around)
+            rank = float(len(candidates) - n)
+            checked.append(Found(rep.location, verdict, rank, ok, f"repair:{rep.how}"))
+            decided = verdict.verdict == "supports" or (ok and judge is None)
+            status.append(True if decided else None if judge is not None else False)
+        if judge is not None:
+            # Ask about every range the rules did not accept (they are few, and near): the
+            # judge reads the code, the rules only its words.
+            asked = [
+                i
+                for i, st in enumerate(status)
+                if st is None and checked[i].verdict.verdict != "supports"
+            ]
+            if asked:
+                answers = judge(
+                    claim,
+                    [
+                        (
+                            checked[i].location,
+                            self.cited_code(checked[i].location),
+                            checked[i].verdict,
+                        )
+                        for i in asked
+                    ],
+                )
+                for i, v in zip(asked, answers, strict=True):
+                    if v is not None and v.verdict == "supports":
+                        f = checked[i]
+                        checked[i] = Found(f.location, v, f.rank, True, f.via)
+                        status[i] = True
+                    else:
+                        status[i] = False
+        for i, st in enumerate(status):
+            if st:
+                return checked[i], checked
+        return None, checked
+
     def locate(
         self,
         claim: str,
@@ -529,6 +600,21 @@ class Locator:
             for f, v in zip(asked, answers, strict=True):
                 if v is not None and v.verdict == "supports":
                     accepted.append(Found(f.location, v, f.rank + 0.5, True, f.via))
+        if judge is not None and not accepted:
+            # The rules accept no place: the judge reads the best-ranked ones itself (the
+            # rules read words, and a paraphrase has few of them).
+            asked_at = {f.location for f in open_[:3]}
+            extra = sorted(
+                (f for f in checked if f.location not in asked_at and not f.accepted),
+                key=lambda f: -f.rank,
+            )[:JUDGED_EXTRA]
+            if extra:
+                answers = judge(
+                    claim, [(f.location, self.cited_code(f.location), f.verdict) for f in extra]
+                )
+                for f, v in zip(extra, answers, strict=True):
+                    if v is not None and v.verdict == "supports":
+                        accepted.append(Found(f.location, v, f.rank + 0.5, True, f.via))
         accepted.sort(key=lambda f: (-f.rank, f.location.end_line - f.location.start_line))
         accepted = distinct_places(accepted)
         lexical_gap = accepted[0].rank - accepted[1].rank if len(accepted) > 1 else None

@@ -8,10 +8,10 @@ citation its next strategy. The strategies form a ladder per suggested
 action (README "`citecal correct`"):
 
 ========================  ==============================================
-``fix_reference``,        locate (relocate / expand / shrink), rewrite,
-``expand_range``          remove
+``fix_reference``,        locate (repair, then relocate / expand /
+``expand_range``          shrink), rewrite, remove
 ``rewrite_claim``         rewrite, locate, remove
-``remove_citation``       remove
+``remove_citation``       locate, remove
 ========================  ==============================================
 
 ``rewrite`` needs the LLM and is left out with ``--no-llm``. One strategy per
@@ -20,12 +20,23 @@ last, and ``--max-iterations`` bounds how far down the ladder the loop goes.
 The loop stops early when nothing fails or no failed citation has a strategy
 left. A citation that does not fail is never touched.
 
-*Locate* proposes only places the verifier accepts (:mod:`citecal.correct._locate`).
-*Remove* drops a citation only when nothing was found for it and the citation
-shows nothing of the claim's named code (structurally invalid, or none of
-the names — not even their words, as in generated accessors — in the cited
-lines); otherwise it stays for a person to look at, listed under
-``remaining``. Removing never invents a location: the claim becomes uncited.
+*Locate* first asks the judge (when there is one) whether the rules' objection
+to a valid citation holds: a citation the judge finds supported is left as it
+is. Without a judge (``--no-llm``) a valid citation is never moved: only the
+rules object, and they cannot tell a wrong place from their own false alarm
+(``needs a judge``); structurally invalid citations are repaired or relocated.
+It then tries the nearby repaired ranges (:mod:`citecal.correct._repair`:
+swapped ends, clamped ends, the enclosing, inner or adjacent definition, a
+shift), and searches the repository only when none verifies. It proposes only
+places the verifier accepts (:mod:`citecal.correct._locate`).
+
+*Remove* needs proof (issue 21): a verdict that no candidate supports the claim
+(so a judge: under ``--no-llm`` the citation stays, ``needs a judge``) and a
+claim that names code the search could look for, none of it defined in the
+repository.
+Otherwise the citation stays for a person to look at, listed under
+``remaining`` with the reason. A removal lists the candidates it checked.
+Removing never invents a location: the claim becomes uncited.
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from citecal.config import Config
 from citecal.correct._edit import Edit, apply_edits, editable
 from citecal.correct._index import RepoIndex
-from citecal.correct._locate import Found, JudgeCheck, Locator, has_evidence
+from citecal.correct._locate import Found, JudgeCheck, Locator
 from citecal.correct._models import Correction, CorrectionOutput, Location, Remaining, Strategy
 from citecal.correct._query import claim_query
 from citecal.correct._semantic import SemanticRanker
@@ -57,7 +68,7 @@ LADDERS: dict[str, tuple[Step, ...]] = {
     "fix_reference": ("locate", "rewrite", "remove"),
     "expand_range": ("locate", "rewrite", "remove"),
     "rewrite_claim": ("rewrite", "locate", "remove"),
-    "remove_citation": ("remove",),
+    "remove_citation": ("locate", "remove"),
 }
 """Strategies per suggested action, in the order they are tried (one per round)."""
 
@@ -75,6 +86,9 @@ class _Track:
     ambiguous: bool = False
     candidates: list[str] = field(default_factory=list)
     removed: bool = False
+    kept: bool = False
+    """Left as it is on purpose (the judge finds it supported): no further strategy."""
+    checked: list[Found] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -86,6 +100,8 @@ class CorrectionRun:
     corrected: str
     before: EvalResult
     after: EvalResult
+    index: RepoIndex | None = None
+    """The repository index the loop built or was given (None: nothing needed relocating)."""
 
     @property
     def changed(self) -> bool:
@@ -206,7 +222,7 @@ def correct_report(
             raise RuntimeError("citations changed count during correction")  # pragma: no cover
         work: list[tuple[int, CitationResult, Step]] = []
         for i, (row, track) in enumerate(zip(current.citations, alive, strict=True)):
-            if row.failure_type is None or not editable(extracted[i]):
+            if row.failure_type is None or not editable(extracted[i]) or track.kept:
                 continue
             ladder = [
                 s
@@ -232,6 +248,59 @@ def correct_report(
                     locator = Locator(index, config, ranker)
                     if judge is not None:
                         judge_check = _judge_check(judge, config, index)
+                if (
+                    judge_check is not None
+                    and row.valid
+                    and row.method != "llm"
+                    and ex.citation.file_path in locator.index.files
+                ):
+                    # The rules' objection, confirmed by the judge before anything changes.
+                    rule = locator.verify_at(row.claim, ex.citation)
+                    (view,) = judge_check(
+                        row.claim, [(ex.citation, locator.cited_code(ex.citation), rule)]
+                    )
+                    if view is not None and view.verdict == "supports":
+                        track.kept = True
+                        track.reason = (
+                            "the judge finds that the cited lines support the claim "
+                            "(the rules did not): left as it is"
+                        )
+                        continue
+                if judge is None and row.valid:
+                    # The rules object to lines that exist: without a judge, a wrong place and
+                    # a false alarm of the rules look alike (issue 21: moving a supported
+                    # citation is worse than leaving a wrong one for a person).
+                    track.kept = True
+                    track.reason = (
+                        "needs a judge: the cited lines exist and only the rules object; "
+                        "without a judge a wrong place cannot be told from a false alarm"
+                    )
+                    continue
+                fixed, tried = locator.repair(row.claim, ex.citation, judge=judge_check)
+                track.checked.extend(tried)
+                if fixed is not None:
+                    edits[i] = Edit("replace", fixed.location)
+                    how = fixed.via.removeprefix("repair:")
+                    corrections.append(
+                        Correction(
+                            position=track.position,
+                            original=Location.of(ex.citation),
+                            strategy="repair"
+                            if not row.valid
+                            else classify_move(ex.citation, fixed.location, row.valid),
+                            new=Location.of(fixed.location),
+                            new_claim=None,
+                            evidence={
+                                "claim": row.claim,
+                                "repair": how,
+                                **_evidence(fixed, [fixed]),
+                            },
+                            verdict_before=_verdict_label(row),
+                            verdict_after=fixed.verdict.verdict,
+                            iteration=round_no,
+                        )
+                    )
+                    continue
                 original = ex.citation if row.valid else None
                 floor = 0.0
                 found, checked = locator.locate(
@@ -241,6 +310,7 @@ def correct_report(
                     judge=judge_check,
                     valid=row.valid,
                 )
+                track.checked.extend(checked)
                 track.located = found
                 if not found:
                     if checked and all(f.accepted for f in checked):
@@ -286,34 +356,9 @@ def correct_report(
                     )
                 )
             elif step == "remove":
-                searched = track.located is not None or "locate" not in LADDERS.get(
-                    row.suggested_action or "", ()
-                )
-                ignore = (
-                    locator.index.ignored_names(ex.citation.file_path) if locator else (frozenset())
-                )
-                evidence = row.valid and has_evidence(
-                    row.claim, row.cited_code or "", row.matched_terms, ignore
-                )
-                # A binary or unreadable file (remove_citation) supports nothing: no search is
-                # needed to drop it. Elsewhere, a claim the rules cannot search for is not
-                # proven unsupported by an empty search.
-                blind = (
-                    judge is None
-                    and track.located is not None
-                    and not claim_query(row.claim, frozenset()).searchable
-                )
-                if not searched or evidence or blind or track.ambiguous:
-                    track.reason = (
-                        track.reason
-                        if track.ambiguous
-                        else "the cited lines show some of the claim's code: left for review"
-                        if evidence
-                        else "the claim names no code: without a judge nothing can be "
-                        "searched for it, so it is left for review"
-                        if blind
-                        else "not searched"
-                    )
+                reason = _keep_reason(row, track, judge is not None, locator)
+                if reason is not None:
+                    track.reason = reason
                     continue
                 edits[i] = Edit("remove")
                 corrections.append(
@@ -325,10 +370,14 @@ def correct_report(
                         new_claim=None,
                         evidence={
                             "claim": row.claim,
-                            "reasoning": "nothing in the repository verifies the claim; "
-                            "the claim is left uncited",
+                            "reasoning": "no candidate supports the claim and it names nothing "
+                            "the repository defines; the claim is left uncited",
                             "error": row.error,
                             "failure_type": row.failure_type,
+                            "checked": [
+                                {"citation": str(f.location), "verdict": f.verdict.verdict}
+                                for f in track.checked[:MAX_LISTED]
+                            ],
                         },
                         verdict_before=_verdict_label(row),
                         verdict_after=None,
@@ -359,7 +408,42 @@ def correct_report(
         changed=text != report_text,
         warnings=list(current.warnings),
     )
-    return CorrectionRun(output, report_text, text, before, current)
+    return CorrectionRun(output, report_text, text, before, current, index)
+
+
+MAX_LISTED = 10
+"""Candidates listed in a removal's evidence at most."""
+
+
+def _keep_reason(
+    row: CitationResult, track: _Track, judged: bool, locator: Locator | None
+) -> str | None:
+    """Why a failed citation may not be removed, or None when removal is proven (issue 21).
+
+    Proof is a verdict that no candidate supports the claim (a judge: the rules
+    alone cannot tell a claim nothing supports from one they cannot read) and a
+    claim that names code (or quotes a literal) the search could look for, none
+    of it defined in the repository (a named definition is a place a person can
+    look at).
+    """
+    if track.ambiguous:
+        return track.reason
+    if not judged:
+        return (
+            "needs a judge: without one, nothing proves that no place in the repository "
+            "supports the claim"
+        )
+    if locator is not None:
+        query = claim_query(row.claim, locator.index.project)
+        if not query.strong:
+            # Nothing to anchor a search on (no code name, no quoted literal): that no
+            # candidate was found proves little (the words may be anywhere).
+            return "the claim names no code, so an empty search proves nothing: left for review"
+        defined = [t.text for t in query.names if locator.index.definitions_named(t.text)]
+        if defined:
+            names = ", ".join(f"`{n}`" for n in dict.fromkeys(defined))
+            return f"the claim names {names}, which the repository defines: left for review"
+    return None
 
 
 def _evidence(best: Found, found: Sequence[Found]) -> dict[str, Any]:

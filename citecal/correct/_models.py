@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citecal.models import Citation, Summary
 
-Strategy = Literal["relocate", "expand", "shrink", "rewrite", "remove"]
+Strategy = Literal["repair", "relocate", "expand", "shrink", "rewrite", "remove"]
 """How a failed citation was repaired (README "`citecal correct`")."""
 
-STRATEGIES: tuple[Strategy, ...] = ("relocate", "expand", "shrink", "rewrite", "remove")
+STRATEGIES: tuple[Strategy, ...] = ("repair", "relocate", "expand", "shrink", "rewrite", "remove")
 
 
 class _Model(BaseModel):

@@ -90,9 +90,15 @@ _C_COMMON = """
 (function_definition declarator: (pointer_declarator
   declarator: (function_declarator declarator: (identifier) @name))) @definition.function
 (declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+; `int BZ_API(BZ2_bzCompress) (...)`: the name wrapped in an export macro
+(function_definition declarator: (function_declarator declarator: (function_declarator
+  parameters: (parameter_list . (parameter_declaration type: (type_identifier) @name) .))))
+  @definition.function
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(type_definition type: [(struct_specifier body: (_)) (union_specifier body: (_))]
+  declarator: (type_identifier) @name) @definition.struct
 (type_definition declarator: (type_identifier) @name) @definition.type
 (field_declaration declarator: (field_identifier) @name) @definition.field
 (preproc_def name: (identifier) @name) @definition.constant
@@ -187,6 +193,11 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
 (static_item name: (identifier) @name) @definition.variable
 (mod_item name: (identifier) @name) @definition.module
 (macro_definition name: (identifier) @name) @definition.function
+(impl_item type: [
+  (type_identifier) @name
+  (generic_type type: (type_identifier) @name)
+  (scoped_type_identifier name: (type_identifier) @name)
+  (generic_type type: (scoped_type_identifier name: (type_identifier) @name))]) @definition.impl
 """,
         method_containers=frozenset({"impl_item", "trait_item"}),
         function_boundaries=frozenset({"function_item", "closure_expression"}),
@@ -249,6 +260,50 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
         method_containers=frozenset({"class", "module", "singleton_class"}),
         function_boundaries=frozenset({"method", "singleton_method"}),
     ),
+    "kotlin": LanguageSpec(
+        grammar="kotlin",
+        string_types=("string_literal",),
+        comment_types=("line_comment", "multiline_comment"),
+        query="""
+(class_declaration "enum" (type_identifier) @name) @definition.enum
+(class_declaration "interface" (type_identifier) @name) @definition.interface
+(class_declaration (type_identifier) @name) @definition.class
+(object_declaration (type_identifier) @name) @definition.class
+(function_declaration (simple_identifier) @name) @definition.function
+(property_declaration (variable_declaration (simple_identifier) @name)) @definition.field
+(class_parameter (simple_identifier) @name) @definition.field
+(enum_entry (simple_identifier) @name) @definition.constant
+(type_alias (type_identifier) @name) @definition.type
+""",
+        method_containers=frozenset(
+            {"class_declaration", "object_declaration", "companion_object"}
+        ),
+        function_boundaries=frozenset(
+            {"function_declaration", "lambda_literal", "anonymous_function"}
+        ),
+    ),
+    "scala": LanguageSpec(
+        grammar="scala",
+        string_types=("string", "interpolated_string_expression"),
+        comment_types=("comment", "block_comment"),
+        query="""
+(class_definition name: (identifier) @name) @definition.class
+(object_definition name: (identifier) @name) @definition.class
+(trait_definition name: (identifier) @name) @definition.trait
+(enum_definition name: (identifier) @name) @definition.enum
+(simple_enum_case name: (identifier) @name) @definition.constant
+(full_enum_case name: (identifier) @name) @definition.constant
+(function_definition name: (identifier) @name) @definition.function
+(function_declaration name: (identifier) @name) @definition.function
+(val_definition pattern: (identifier) @name) @definition.field
+(var_definition pattern: (identifier) @name) @definition.field
+(val_declaration name: (identifier) @name) @definition.field
+(class_parameter name: (identifier) @name) @definition.field
+(type_definition name: (type_identifier) @name) @definition.type
+""",
+        method_containers=frozenset({"class_definition", "object_definition", "trait_definition"}),
+        function_boundaries=frozenset({"function_definition", "lambda_expression"}),
+    ),
 }
 """Tree-sitter queries per language (the node-type tables of the index)."""
 
@@ -271,6 +326,9 @@ LANGUAGE_ALIASES: dict[str, str] = {
     "c_sharp": "csharp",
     "cs": "csharp",
     "rb": "ruby",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "sc": "scala",
 }
 """Other spellings of the languages in :data:`LANGUAGE_QUERIES`."""
 

@@ -44,6 +44,7 @@ DefinitionKind = Literal[
     "enum",
     "field",
     "function",
+    "impl",
     "interface",
     "method",
     "module",

@@ -103,14 +103,18 @@ class PromptClaim:
     n: int
     claim: str
     code: str
+    citation: str = ""
+    """The prompt's line naming the cited code (``from [path:10-25]``), for the labels judge."""
+    block: str = ""
+    """The whole numbered code block: cited lines (``N > code``) and the context around them."""
 
 
 log = logging.getLogger("citecal.testing")
 
 _BATCH_ITEM_RE = re.compile(
-    r'\[Claim (\d+)\]:\s*"(.*?)"\s*\n\[Code \1\][^\n]*\n(`{3,})[^\n]*\n(.*?)\n\3', re.DOTALL
+    r'\[Claim (\d+)\]:\s*"(.*?)"\s*\n\[Code \1\]([^\n]*)\n(`{3,})[^\n]*\n(.*?)\n\4', re.DOTALL
 )
-_SINGLE_RE = re.compile(r'Claim:\s*"(.*?)"\s*\n.*?(`{3,})[^\n]*\n(.*?)\n\2', re.DOTALL)
+_SINGLE_RE = re.compile(r'Claim:\s*"(.*?)"\s*\n(.*?)(`{3,})[^\n]*\n(.*?)\n\3', re.DOTALL)
 _CITED_LINE_RE = re.compile(r"^\s*\d+ > ?(.*)$")
 
 
@@ -158,13 +162,23 @@ class ChatRequest:
         """Claims of a citecal judge prompt (batch numbering, or one single claim)."""
         text = self.user
         items = [
-            PromptClaim(int(m.group(1)), m.group(2), _cited_lines(m.group(4)))
+            PromptClaim(
+                int(m.group(1)),
+                m.group(2),
+                _cited_lines(m.group(5)),
+                m.group(3).strip(),
+                m.group(5),
+            )
             for m in _BATCH_ITEM_RE.finditer(text)
         ]
         if items:
             return items
         m = _SINGLE_RE.search(text)
-        return [PromptClaim(1, m.group(1), _cited_lines(m.group(3)))] if m else []
+        if m is None:
+            return []
+        return [
+            PromptClaim(1, m.group(1), _cited_lines(m.group(4)), m.group(2).strip(), m.group(4))
+        ]
 
     @property
     def is_batch(self) -> bool:

@@ -9,6 +9,7 @@ by strategy. Resources are named ``test_…`` and removed at the end.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 import warnings
 from pathlib import Path
@@ -20,6 +21,8 @@ from annotate_factories import Stack
 from click.testing import CliRunner, Result
 
 from citecal.cli import cli
+from citecal.testing import FakeOpenAIServer
+from citecal.testing.openai_server import ChatRequest, Reply
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -41,9 +44,30 @@ The `refund` helper calls `issue_refund` [pkg/refunds.py:1-5].
 """
 
 
-def run(stack: Stack, *args: str) -> Result:
-    env = {"ARGILLA_API_URL": stack.url, "ARGILLA_API_KEY": stack.api_key}
+def run(stack: Stack, *args: str, env: dict[str, str] | None = None) -> Result:
+    env = {"ARGILLA_API_URL": stack.url, "ARGILLA_API_KEY": stack.api_key, **(env or {})}
     return CliRunner().invoke(cli, list(args), env=env)
+
+
+def names_judge(request: ChatRequest) -> Reply | None:
+    """Supports when every name the claim gives in backticks is in the cited lines or in the
+    lines right above them (the definition around them): `citecal correct` needs a judge to
+    move valid citations (issue 21)."""
+    claims = request.claims
+    if not claims:
+        return None
+    answers = []
+    for c in claims:
+        above = c.block.split(" > ", 1)[0]
+        names = [n.rsplit(".", 1)[-1] for n in re.findall(r"`([^`]+)`", c.claim)]
+        ok = all(n in c.code or n in above for n in names)
+        answers.append(
+            {"claim_id": c.n, "reasoning": "names", "supports": ok, "confidence": "high",
+             "score": 1.0 if ok else 0.0}
+        )  # fmt: skip
+    if request.is_batch:
+        return Reply.json({"results": answers} if request.response_format else answers)
+    return Reply.json({k: v for k, v in answers[0].items() if k != "claim_id"})
 
 
 def test_proposals_are_suggested_pulled_and_calibrated(
@@ -58,8 +82,10 @@ def test_proposals_are_suggested_pulled_and_calibrated(
     evaluation, fixes = tmp_path / "eval.json", tmp_path / "fixes.json"
     assert run(argilla_stack, "eval", str(report), "--repo", str(repo), "--no-llm",
                "-f", "json", "-o", str(evaluation)).exit_code == 0  # fmt: skip
-    made = run(argilla_stack, "correct", str(report), "--repo", str(repo), "--no-llm",
-               "--corrections", str(fixes))  # fmt: skip
+    with FakeOpenAIServer(handler=names_judge) as judge:
+        made = run(argilla_stack, "correct", str(report), "--repo", str(repo), "--no-cache",
+                   "--corrections", str(fixes),
+                   env={"OPENAI_BASE_URL": judge.base_url, "OPENAI_API_KEY": ""})  # fmt: skip
     assert made.exit_code == 0, made.output
     proposals = {c["strategy"]: c for c in json.loads(fixes.read_text())["corrections"]}
     assert set(proposals) == {"relocate", "expand", "remove"}

@@ -535,3 +535,36 @@ def test_the_local_cluster_workers_do_not_profile() -> None:
     assert seen == [(False, "1s")]
     # Only the cluster citecal starts: the caller's own settings are left as they were.
     assert dask.config.get("distributed.worker.profile.enabled") is True
+
+
+def test_correct_writes_a_corrections_table_push_can_read(
+    cluster: str, batch: tuple[Path, list[Row]], tmp_path: Path
+) -> None:
+    """``eval-batch --correct``: each report's corrections, as `citecal correct` makes them,
+    in corrections.parquet; its evaluation rows are eval's; `push --corrections` reads it."""
+    import citecal.annotate  # noqa: F401  (citecal.correct._annotate needs it loaded first)
+    from citecal.correct._annotate import read_corrections
+
+    manifest, rows = batch
+    out = tmp_path / "out"
+    code, _, stderr = invoke(
+        "eval-batch", str(manifest), "-o", str(out), "--scheduler", cluster, "--no-llm",
+        "--correct", "-f", "json", "--task-size", "3",
+    )  # fmt: skip
+    assert code == 0, stderr
+    output = BatchOutput(out)
+    table = output.read("corrections")
+    assert table.num_rows > 0
+    for row in rows:
+        code, fixes, err = invoke(
+            "correct", str(row.report), "--repo", str(row.repo),
+            *(["--rev", row.rev] if row.rev else []), "--no-llm", "-f", "json",
+        )  # fmt: skip
+        assert code == 0, err
+        expected = json.loads(fixes)["corrections"] if fixes.startswith("{") else []
+        got = read_corrections(out / "corrections.parquet", str(row.report))
+        assert [c.model_dump(mode="json") for c in got.corrections] == expected
+        assert [to_citation(r) for r in rows_of(output, row.id)] == eval_one(
+            row, "--no-llm"
+        ).citations
+    assert invoke("eval-batch", str(manifest), "--correct", "--dry-run")[0] == 2

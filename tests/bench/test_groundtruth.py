@@ -549,3 +549,32 @@ def test_sentence_labels_are_scored_against_the_joint_verdict(tmp_path: Path) ->
         "false_supports": 0,
         "false_rejects": 0,
     }
+
+
+def test_cli_judge_labels_answers_from_the_labels(tmp_path: Path) -> None:
+    """``--judge labels``: claims the rules leave open are decided as people labelled them."""
+    report = (
+        "Reading everything at once keeps the loader simple [a.py:1-2].\n\n"
+        "It retries three times on network errors [a.py:1-2].\n"
+    )
+    labels = [
+        {**_label_dict("t-1", "[a.py:1-2]", 0, 3), "claim": report.split(" [")[0]},
+        {
+            **_label_dict("t-2", "[a.py:1-2]", 0, 0),
+            "claim": "It retries three times on network errors",
+        },
+    ]
+    labels[1]["citation"] = "[a.py:1-2]"
+    labels[1]["occurrence"] = 1
+    root = _write_set(tmp_path, labels, report)
+    args = ["bench", "groundtruth", "--dataset", str(root / "ds"), "--sources", str(root / "src")]
+    res = CliRunner().invoke(cli, [*args, "--no-llm", "-f", "json"])
+    assert json.loads(res.stdout)["overall"]["decided"] == 0  # the rules decide neither
+    res = CliRunner().invoke(cli, [*args, "--judge", "labels", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["judge"] == "labels"
+    assert (out["overall"]["decided"], out["overall"]["agreement"]) == (2, 1.0)
+    assert "labels judge: 2 claims answered, 0 without a matching label" in res.stderr
+    res = CliRunner().invoke(cli, [*args, "--judge", "labels", "--no-llm"])
+    assert res.exit_code == 2 and "exclude each other" in res.output

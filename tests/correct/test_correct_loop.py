@@ -22,17 +22,17 @@ def _run(shop: Path, text: str = REPORT, **kw: object):  # type: ignore[no-untyp
 def test_each_strategy_and_the_corrected_text(shop: Path) -> None:
     run = _run(shop)
     by = {c.original.end_line: c for c in run.output.corrections}
-    assert by[11].strategy == "relocate" and str(by[11].new) == "[pkg/pricing.py:5]"
+    # Without a judge (issue 21) only the structurally invalid citation moves: the past-end
+    # range has nothing to repair in the file and is relocated. The valid ones only the rules
+    # object to, and the missing file's claim nothing proves unsupported: they stay.
+    assert list(by) == [45]
     assert by[45].strategy == "relocate" and str(by[45].new) == "[pkg/cart.py:13-14]"
-    assert by[9].strategy == "expand" and str(by[9].new) == "[pkg/cart.py:8-11]"
-    assert by[5].strategy == "remove" and by[5].new is None and by[5].iteration == 2
-    assert by[11].iteration == by[45].iteration == by[9].iteration == 1
-    assert run.output.iterations == 2
-    assert run.output.remaining == []
-    assert run.output.uncited_claims == ["The `refund` helper calls `issue_refund`"]
-    assert run.corrected == REPORT.replace("[pkg/cart.py:8-11]", "[pkg/pricing.py:5]").replace(
-        "[pkg/cart.py:40-45]", "[pkg/cart.py:13-14]"
-    ).replace("[pkg/cart.py:8-9]", "[pkg/cart.py:8-11]").replace(" [pkg/refunds.py:1-5]", "")
+    assert by[45].iteration == 1 and run.output.iterations == 2
+    reasons = {left.citation: left.reason for left in run.output.remaining}
+    assert set(reasons) == {"[pkg/cart.py:8-11]", "[pkg/cart.py:8-9]", "[pkg/refunds.py:1-5]"}
+    assert all(r.startswith("needs a judge") for r in reasons.values())
+    assert run.output.uncited_claims == []
+    assert run.corrected == REPORT.replace("[pkg/cart.py:40-45]", "[pkg/cart.py:13-14]")
     # every proposal was checked by the verifier at its new place
     for c in run.output.corrections:
         if c.new is not None:
@@ -56,9 +56,8 @@ def test_nothing_to_fix_makes_no_round(shop: Path) -> None:
 def test_iteration_limit_stops_before_the_last_strategy(shop: Path) -> None:
     run = _run(shop, max_iterations=1)
     assert run.output.iterations == 1
-    assert {c.strategy for c in run.output.corrections} == {"relocate", "expand"}
-    (left,) = run.output.remaining
-    assert left.citation == "[pkg/refunds.py:1-5]"
+    assert {c.strategy for c in run.output.corrections} == {"relocate"}
+    left = next(x for x in run.output.remaining if x.citation == "[pkg/refunds.py:1-5]")
     assert left.reason == "no place in the repository verifies the claim"
     assert "[pkg/refunds.py:1-5]" in run.corrected
     with pytest.raises(InputError):
@@ -86,12 +85,12 @@ def test_untouched_text_is_byte_identical(shop: Path) -> None:
 def test_removal_needs_no_evidence_in_the_cited_lines(shop: Path) -> None:
     # No file defines or uses these names, but the cited line holds their words: code that
     # generates names (accessors built from strings) is not proof of absence, so the
-    # citation stays for a person instead of being dropped.
+    # citation stays for a person instead of being dropped (without a judge, nothing is).
     text = "`getNegativeQuantity` and `hasNegativeQuantity` are generated [pkg/cart.py:10].\n"
     run = _run(shop, text)
     assert run.output.corrections == []
     (left,) = run.output.remaining
-    assert left.reason.startswith("the cited lines show some of the claim's code")
+    assert left.reason.startswith("needs a judge")
     assert run.corrected == text
 
 

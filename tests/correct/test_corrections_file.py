@@ -17,22 +17,37 @@ from citecal.pipeline import evaluate_report
 from citecal.source import open_store
 
 
-def test_offers_each_pushed_correction_and_refuses_a_mismatch(shop: Path) -> None:
-    with open_store(shop) as store:
-        result = evaluate_report(REPORT, store, Config(), report_name="report.md")
-        fixes = correct_report(REPORT, store, Config(), report_name="report.md").output
+def test_offers_each_pushed_correction_and_refuses_a_mismatch(shop: Path, tmp_path: Path) -> None:
+    from test_correct_judge import handler
+
+    from citecal.config import JudgeConfig
+    from citecal.testing import FakeOpenAIServer
+    from citecal.verify.judge import build_judge
+
+    # With a judge: without one, valid citations only the rules object to stay (issue 21).
+    with FakeOpenAIServer(handler=handler) as srv:
+        config = Config(
+            judge=JudgeConfig(base_url=srv.base_url, cache=False, escalation_model=None)
+        )
+        judge = build_judge(config.judge)
+        try:
+            with open_store(shop) as store:
+                result = evaluate_report(REPORT, store, Config(), report_name="report.md")
+                fixes = correct_report(
+                    REPORT, store, config, judge=judge, report_name="report.md"
+                ).output
+        finally:
+            judge.close()
     spec = load_spec(None)
     built = build_records(result, spec)
     records, offered = offer_corrections(built, result, fixes.corrections_file(), spec)
-    assert offered == 2  # relocate and expand; the other two cite invalid (unpushed) lines
+    # expand is offered; the relocation and the removal cite invalid (unpushed) lines
+    assert offered == 1
     by = {r.citation.citation: r for r in records.records}
-    relocated = by["[pkg/cart.py:8-11]"]
-    (suggestion,) = [s for s in relocated.suggestions if s.question == "correction"]
-    assert (suggestion.value, suggestion.agent) == (
-        "[pkg/pricing.py:5]",
-        "citecal correct relocate",
-    )
-    assert relocated.metadata["_correction_strategy"] == "relocate"
+    expanded = by["[pkg/cart.py:8-9]"]
+    (suggestion,) = [s for s in expanded.suggestions if s.question == "correction"]
+    assert (suggestion.value, suggestion.agent) == ("[pkg/cart.py:8-11]", "citecal correct expand")
+    assert expanded.metadata["_correction_strategy"] == "expand"
     assert not [s for s in by["[pkg/cart.py:4-11]"].suggestions if s.question == "correction"]
     remove = next(c for c in fixes.corrections if c.strategy == "remove")
     assert suggestion_text(remove) == "remove the citation"
@@ -84,3 +99,30 @@ def test_reading_a_file_that_is_not_one(tmp_path: Path) -> None:
     bad.write_text('{"schema_version": 1, "report": "r.md"}')
     with pytest.raises(InputError, match="is not a `citecal correct --corrections` file"):
         read_corrections(bad)
+
+
+def test_reads_the_corrections_table_of_eval_batch(shop: Path, tmp_path: Path) -> None:
+    """``push --corrections out/corrections.parquet``: the pushed report's rows, as the file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from citecal.batch._tables import SCHEMAS, correction_rows
+
+    with open_store(shop) as store:
+        fixes = correct_report(REPORT, store, Config(), report_name="r/report.md").output
+    rows = correction_rows("id-1", fixes)
+    rows += [{**r, "report_id": "id-2", "report": "r/other.md"} for r in rows]
+    table = tmp_path / "corrections.parquet"
+    table.mkdir()
+    pq.write_table(
+        pa.Table.from_pylist(rows, schema=SCHEMAS["corrections"]), table / "part-a.parquet"
+    )
+    got = read_corrections(table, "r/report.md")
+    assert got.report == "r/report.md" and got.corrections == fixes.corrections
+    assert read_corrections(table, "r/none.md").corrections == []  # nothing of it failed
+    with pytest.raises(InputError, match="2 reports' corrections of one report"):
+        read_corrections(table)
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"x": [1]}), bad)
+    with pytest.raises(InputError, match="is not an `eval-batch --correct` corrections table"):
+        read_corrections(bad, "r/report.md")

@@ -247,6 +247,7 @@ def test_rust_definitions() -> None:
         ("timeout", "field", 2),
         ("Greet", "trait", 3),
         ("hi", "method", 3),
+        ("Config", "impl", 4),  # the impl block, named by its type (issue 21)
         ("new", "method", 5),
         ("helper", "function", 7),
     }
