@@ -19,7 +19,7 @@ from citecal.models import CitationResult, support_score
 Strategy = Literal["all", "uncertain", "stratified", "active"]
 STRATEGIES: tuple[Strategy, ...] = ("all", "uncertain", "stratified", "active")
 
-FLOOR = 0.5
+FLOOR = 0.3
 """Share of the active design that is uniform (README "How many labels").
 
 Each record's inclusion probability is ``c·(FLOOR + (1 − FLOOR)·u/ū)``: at

@@ -11,6 +11,7 @@ from citecal.calibrate._render_common import (
     check_lines,
     comparison_rows,
     correction_rows,
+    design_lines,
     estimate_group_rows,
     figure_rows,
     fmt,
@@ -124,6 +125,7 @@ def render_estimate_markdown(r: EstimateReport) -> str:
         out.append("|---" + "|---:" * (len(GROUP_HEADER) - 1) + "|")
         out += ["| " + " | ".join(row) + " |" for row in estimate_group_rows(values)]
     out.append(f"\nSampling: {r.sampling}.")
+    out += [f"\n{line}." for line in design_lines(r)]
     if r.notes:
         out.append("\nNotes:\n" + "\n".join(f"- {n}" for n in r.notes))
     if r.gate is not None:
