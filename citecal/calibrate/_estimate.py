@@ -558,6 +558,35 @@ def _active_report(
     )
 
 
+def labels_only_interval(
+    labels: pd.DataFrame, n_population: int, level: float = 0.95
+) -> tuple[Interval, str]:
+    """The labels-alone interval of a sample, valid for its design; (interval, design).
+
+    What ``citecal status`` shows without judged citations: the same design
+    checks as :func:`estimate_frame` (refusals included), then the weighted
+    share of labels that support their claim. An active sample's population
+    size is estimated as Σ 1/π.
+
+    Raises:
+        InputError: fewer than 2 labelled records, or a design with no valid interval.
+    """
+    if len(labels) < 2:
+        raise InputError(f"{len(labels)} labelled record(s): an interval needs at least 2")
+    design = _design(labels, labels, n_population)
+    y = labels["label"].to_numpy(dtype=np.float64)
+    if design.probabilities is not None:
+        pi = design.probabilities
+        moments = _ppi.Moments(
+            n=np.asarray(float((1.0 / pi).sum())), total=np.asarray(0.0), squares=np.asarray(0.0)
+        )
+        est = active_mean(y, np.zeros_like(y), pi, moments)
+        z = _ppi.z_value(level)
+        e, se = est.human_estimate, est.human_se
+        return Interval(estimate=e, ci=[max(0.0, e - z * se), min(1.0, e + z * se)]), design.name
+    return _interval(_ppi.classical_mean(y, w=design.weights, level=level)), design.name
+
+
 def apply_gate(report: EstimateReport, thresholds: dict[str, float]) -> EstimateReport:
     """``report`` with its gate: every threshold on the corrected interval's lower bound.
 
@@ -623,4 +652,5 @@ __all__ = [
     "apply_gate",
     "estimate",
     "estimate_frame",
+    "labels_only_interval",
 ]
