@@ -60,12 +60,12 @@ def test_poisson_draw_is_seeded_and_cumulative_probability_is_one_minus_escape()
 def test_two_rounds_record_every_round_probability() -> None:
     ids = ["a", "b", "c", "d"]
     u = [0.0, 0.0, 1.0, 1.0]
-    first = plan_active_round(ids, u, 2, NO_PRIOR, seed=1)
+    first = plan_active_round(ids, u, 2, NO_PRIOR, seed=1, floor=0.5)
     assert first.round == 1 and first.pool == 4
     assert set(first.metadata) == set(first.drawn)
     prior = prior_from_metadata([(rid, first.metadata[rid]) for rid in first.drawn])
     assert prior.rounds == 1 and prior.drawn == (len(first.drawn),)
-    second = plan_active_round(ids, u, 1, prior, seed=1)
+    second = plan_active_round(ids, u, 1, prior, seed=1, floor=0.5)
     assert second.round == 2
     assert not set(second.drawn) & set(first.drawn)  # only records no round drew
     # Every drawn record (both rounds) carries π for both rounds; its weight is
