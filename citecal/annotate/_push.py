@@ -605,6 +605,7 @@ def push_evaluation(
         progress=progress,
         left_out=len(valid) - len(chosen),
         t0=t0,
+        prior=prior,
     )
     return replace(
         summary,
@@ -617,7 +618,12 @@ def push_evaluation(
 def _prior(
     client: rg.Argilla, config: ArgillaConfig, dataset_name: str, workspace: str | None
 ) -> PriorDesign:
-    """What earlier pushes recorded on the dataset (nothing when it does not exist yet)."""
+    """What earlier pushes recorded on the dataset (nothing when it does not exist yet).
+
+    The key's rights are checked first, so a key that may not push is told so
+    before anything is read.
+    """
+    require_dataset_rights(client, config.api_url)
     ws = get_workspace(client, workspace or config.workspace, config.api_url)
     dataset = find_dataset(client, dataset_name, ws, config.api_url)
     return NO_PRIOR if dataset is None else read_prior(client, dataset, config.api_url)
@@ -683,6 +689,7 @@ def push_batch(
         progress=progress,
         left_out=drawn.candidates - drawn.chosen,
         t0=t0,
+        prior=prior,
     )
 
 
@@ -699,6 +706,7 @@ def _upload(
     progress: Callable[[int], Progress] | None,
     left_out: int,
     t0: float,
+    prior: PriorDesign | None = None,
 ) -> PushSummary:
     """Create or check the dataset, upsert ``built``'s records, count what happened.
 
@@ -712,7 +720,12 @@ def _upload(
     wanted = min_submitted or spec.min_submitted or config.min_submitted
     settings = to_settings(spec, wanted, client)
     dataset, created_dataset = ensure_dataset(client, dataset_name, ws, settings, config.api_url)
-    before = {} if created_dataset else existing_records(client, dataset, config.api_url)
+    if created_dataset:
+        before: Mapping[str, str | None] = {}
+    elif prior is not None and prior.found:
+        before = prior.hashes  # read a moment ago with the sampling metadata: one scan, not two
+    else:
+        before = existing_records(client, dataset, config.api_url)
     records = with_content_hash(built.records)
     changed = [r for r in records if r.id not in before or before[r.id] != r.metadata[CONTENT_HASH]]
     tick = progress(len(changed)) if progress is not None else None

@@ -71,6 +71,10 @@ class PriorDesign:
     """Records each earlier active round drew."""
     orders: Mapping[str, int]
     """Id → place in the serving order, for records pushed in a recorded random order."""
+    hashes: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    """Id → content hash of every record there (``push`` sends only what changed)."""
+    found: bool = False
+    """Whether the dataset existed when this was read."""
 
     @property
     def rounds(self) -> int:
@@ -119,7 +123,10 @@ def prior_from_metadata(items: Sequence[tuple[str, Mapping[str, Any]]]) -> Prior
             if len(counts) > len(drawn):
                 drawn = counts
                 designs = _designs(meta.get("_sampling_designs"))
-    return PriorDesign(frozenset(strategies), probabilities, rounds_of, designs, drawn, orders)
+    hashes = {rid: meta.get("_content_hash") for rid, meta in items}
+    return PriorDesign(
+        frozenset(strategies), probabilities, rounds_of, designs, drawn, orders, hashes, True
+    )
 
 
 def read_prior(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -> PriorDesign:
