@@ -540,12 +540,12 @@ def push_evaluation(
     t0 = time.perf_counter()
     valid = [c for c in result.citations if c.valid]
     invalid = [c for c in result.citations if not c.valid]
+    if strategy == "active" and sample is None:
+        raise InputError("--strategy active needs --sample N: the labels to spend this round")
     client = client or connect(config)
     prior = _prior(client, config, dataset_name, workspace)
     active = None
-    if strategy == "active":
-        if sample is None:
-            raise InputError("--strategy active needs --sample N: the labels to spend this round")
+    if strategy == "active" and sample is not None:
         others = sorted(prior.strategies - {"active"})
         if others:
             raise InputError(
