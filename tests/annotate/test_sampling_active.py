@@ -6,6 +6,8 @@ import math
 
 import pytest
 from annotate_factories import make_citation, make_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citecal.annotate import build_records, load_spec
 from citecal.annotate._rounds import (
@@ -93,3 +95,20 @@ def test_random_order_is_seeded_recorded_and_keeps_known_places() -> None:
     again = in_random_order(built.records, seed=9, known=known)
     assert [r.id for r in again[:2]] == [ordered[0].id, ordered[1].id]
     assert sorted(r.metadata["_sampling_order"] for r in again) == list(range(12))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    u=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=60),
+    share=st.floats(0.01, 1.0),
+    floor=st.floats(0.05, 1.0),
+)
+def test_probabilities_sum_to_n_and_respect_the_floor(
+    u: list[float], share: float, floor: float
+) -> None:
+    n = share * len(u)
+    probs, design = active_probabilities(u, n, floor)
+    assert sum(probs) == pytest.approx(min(n, len(u)), rel=1e-9, abs=1e-9)
+    assert all(floor * n / len(u) - 1e-12 <= p <= 1.0 for p in probs)
+    # The recorded design gives every record the probability it had.
+    assert [design.probability(x) for x in u] == pytest.approx(probs, abs=1e-12)
