@@ -85,6 +85,7 @@ COMMANDS: dict[str, str] = {
     "push": "citecal.commands.push:push_command",
     "rebase": "citecal.commands.rebase:rebase_command",
     "rejudge": "citecal.commands.rejudge:rejudge_command",
+    "status": "citecal.commands.status:status_command",
     "validate": "citecal.commands.validate:validate_command",
 }
 

@@ -92,6 +92,11 @@ def _number(value: Any) -> float | None:
         return None
 
 
+def _integer(value: Any) -> int | None:
+    number = _number(value)
+    return None if number is None else int(number)
+
+
 def record_sources(record: Mapping[str, Any], spec: AnnotationSpec) -> dict[str, Any]:
     """The record builder's values recovered from a record's fields and metadata."""
     fields = record.get("fields") or {}
@@ -235,6 +240,10 @@ def annotation_rows(
                 # citecal push --sample records how the record was drawn (README "Estimates").
                 "sampling_strategy": _text(meta.get("_sampling_strategy")),
                 "sampling_weight": _number(meta.get("_sampling_weight")),
+                "sampling_probability": _number(meta.get("_sampling_probability")),
+                "sampling_round": _integer(meta.get("_sampling_round")),
+                "sampling_order": _integer(meta.get("_sampling_order")),
+                "sampling_drawn": _integer(meta.get("_sampling_drawn")),
             }
             row = {c: row[c] for c in TABLE_COLUMNS}
             validate_row(row, "is --spec the dataset's definition?")

@@ -49,9 +49,19 @@ from citecal.annotate._records import (
     RecordValue,
     build_records,
     code_window,
+    record_id,
+    report_id,
+)
+from citecal.annotate._rounds import (
+    NO_PRIOR,
+    PriorDesign,
+    in_random_order,
+    plan_active_round,
+    read_prior,
 )
 from citecal.annotate._sampling import (
     Strategy,
+    active_uncertainty,
     citation_group,
     sampling_weights,
     select_citations,
@@ -65,7 +75,7 @@ from citecal.annotate._settings import (
 )
 from citecal.config import ArgillaConfig
 from citecal.correct._models import CorrectionsFile
-from citecal.errors import ServiceError, StoreError
+from citecal.errors import InputError, ServiceError, StoreError
 from citecal.models import CitationResult, EvalResult
 from citecal.source import CachingStore, SourceFileError, open_store, repository_identity
 
@@ -101,6 +111,10 @@ class PushSummary:
     """Proposed corrections offered as suggestions (``--corrections``)."""
     unchanged: int = 0
     """Records already on the server with the same content hash: not sent again."""
+    round: int | None = None
+    """``--strategy active``: the round this push drew (README "How many labels")."""
+    drawn: int | None = None
+    """``--strategy active``: records this round drew (about ``--sample``)."""
 
     @property
     def pushed(self) -> int:
@@ -526,8 +540,36 @@ def push_evaluation(
     t0 = time.perf_counter()
     valid = [c for c in result.citations if c.valid]
     invalid = [c for c in result.citations if not c.valid]
-    chosen = select_citations(valid, sample, strategy, seed)
-    weights, design = sampling_weights(valid, chosen, strategy, citation_group)
+    if strategy == "active" and sample is None:
+        raise InputError("--strategy active needs --sample N: the labels to spend this round")
+    client = client or connect(config)
+    prior = _prior(client, config, dataset_name, workspace)
+    active = None
+    if strategy == "active" and sample is not None:
+        others = sorted(prior.strategies - {"active"})
+        if others:
+            raise InputError(
+                f"dataset {dataset_name!r} already holds records pushed as {', '.join(others)}: "
+                "an active sample needs a dataset of its own (push to a new --dataset)"
+            )
+        rid = report_id(result)
+        first: dict[str, CitationResult] = {}
+        for c in valid:
+            first.setdefault(record_id(rid, c, result.rev), c)
+        active = plan_active_round(
+            list(first), [active_uncertainty(c) for c in first.values()], sample, prior, seed
+        )
+        gone = sorted(set(active.metadata) - set(first))
+        if gone:
+            raise InputError(
+                f"{len(gone)} record(s) drawn by earlier rounds of {dataset_name!r} are not in "
+                "this evaluation: a new round must push the same evaluation"
+            )
+        chosen = [c for r, c in first.items() if r in active.metadata]
+        weights, design = None, "active"
+    else:
+        chosen = select_citations(valid, sample, strategy, seed)
+        weights, design = sampling_weights(valid, chosen, strategy, citation_group)
     identity = repository_identity(str(repo) if repo is not None else result.repo, result.rev)
     with repo_reader(result, repo) as read_code:
         built = build_records(
@@ -538,9 +580,14 @@ def push_evaluation(
             read_code=read_code,
             identity=identity,
         )
-    built = BuiltRecords(
-        with_sampling(built.records, lambda c: _lookup(weights, id(c)), design), built.skipped
-    )
+    if active is not None:
+        plan = active.metadata
+        records = tuple(
+            dataclasses.replace(r, metadata={**r.metadata, **plan[r.id]}) for r in built.records
+        )
+    else:
+        records = with_sampling(built.records, lambda c: _lookup(weights, id(c)), design)
+    built = BuiltRecords(in_random_order(records, seed, prior.orders), built.skipped)
     offered = 0
     if corrections is not None:
         from citecal.correct._annotate import offer_corrections
@@ -558,8 +605,28 @@ def push_evaluation(
         progress=progress,
         left_out=len(valid) - len(chosen),
         t0=t0,
+        prior=prior,
     )
-    return replace(summary, corrections_offered=offered)
+    return replace(
+        summary,
+        corrections_offered=offered,
+        round=None if active is None else active.round,
+        drawn=None if active is None else len(active.drawn),
+    )
+
+
+def _prior(
+    client: rg.Argilla, config: ArgillaConfig, dataset_name: str, workspace: str | None
+) -> PriorDesign:
+    """What earlier pushes recorded on the dataset (nothing when it does not exist yet).
+
+    The key's rights are checked first, so a key that may not push is told so
+    before anything is read.
+    """
+    require_dataset_rights(client, config.api_url)
+    ws = get_workspace(client, workspace or config.workspace, config.api_url)
+    dataset = find_dataset(client, dataset_name, ws, config.api_url)
+    return NO_PRIOR if dataset is None else read_prior(client, dataset, config.api_url)
 
 
 def push_batch(
@@ -608,8 +675,10 @@ def push_batch(
 
         records += with_sampling(built.records, weight_of, drawn.design)
         skipped += built.skipped
+    client = client or connect(config)
+    prior = _prior(client, config, dataset_name, workspace)
     return _upload(
-        BuiltRecords(tuple(records), tuple(skipped)),
+        BuiltRecords(in_random_order(records, seed, prior.orders), tuple(skipped)),
         spec,
         config,
         dataset_name=dataset_name,
@@ -620,6 +689,7 @@ def push_batch(
         progress=progress,
         left_out=drawn.candidates - drawn.chosen,
         t0=t0,
+        prior=prior,
     )
 
 
@@ -636,6 +706,7 @@ def _upload(
     progress: Callable[[int], Progress] | None,
     left_out: int,
     t0: float,
+    prior: PriorDesign | None = None,
 ) -> PushSummary:
     """Create or check the dataset, upsert ``built``'s records, count what happened.
 
@@ -649,7 +720,12 @@ def _upload(
     wanted = min_submitted or spec.min_submitted or config.min_submitted
     settings = to_settings(spec, wanted, client)
     dataset, created_dataset = ensure_dataset(client, dataset_name, ws, settings, config.api_url)
-    before = {} if created_dataset else existing_records(client, dataset, config.api_url)
+    if created_dataset:
+        before: Mapping[str, str | None] = {}
+    elif prior is not None and prior.found:
+        before = prior.hashes  # read a moment ago with the sampling metadata: one scan, not two
+    else:
+        before = existing_records(client, dataset, config.api_url)
     records = with_content_hash(built.records)
     changed = [r for r in records if r.id not in before or before[r.id] != r.metadata[CONTENT_HASH]]
     tick = progress(len(changed)) if progress is not None else None

@@ -7,6 +7,7 @@ adding new ones).
 
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
@@ -15,8 +16,16 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from citecal.models import CitationResult, support_score
 
-Strategy = Literal["all", "uncertain", "stratified"]
-STRATEGIES: tuple[Strategy, ...] = ("all", "uncertain", "stratified")
+Strategy = Literal["all", "uncertain", "stratified", "active"]
+STRATEGIES: tuple[Strategy, ...] = ("all", "uncertain", "stratified", "active")
+
+FLOOR = 0.3
+"""Share of the active design that is uniform (README "How many labels").
+
+Each record's inclusion probability is ``c·(FLOOR + (1 − FLOOR)·u/ū)``: at
+least ``FLOOR × n/N`` however certain the judge is, so a judge whose
+confidence is noise costs little (a few per cent of width) while an
+informative one saves a quarter or more of it."""
 
 _SUPPORTS_COVERAGE = 0.8
 _FAILS_COVERAGE = 0.5
@@ -79,6 +88,99 @@ def uncertainty(citation: Judged) -> float:
     if score is None:
         return 1.0
     return 1.0 - abs(2.0 * float(score) - 1.0)
+
+
+def active_uncertainty(citation: Judged) -> float:
+    """How much a label of this citation is worth to the active design, in [0, 1].
+
+    1 for a cascade abstention (verdict ``unverified``, suggested action
+    ``annotate``), a verdict without a score, or a disagreement between tiers
+    (rule versus judge, first judge versus escalation); else the standard
+    deviation of a label the calibrated support score ``s`` predicts, scaled
+    to 1 at s = 0.5: ``2·√(s(1 − s))``. Sampling proportionally to it is the
+    variance-optimal choice of Zrnic & Candès (2024) for a calibrated judge.
+    """
+    if citation.verdict in (None, "unverified") or rule_judge_conflict(citation):
+        return 1.0
+    score = support_score(citation.verdict, citation.confidence or "low", citation.score)
+    if score is None:
+        return 1.0
+    s = min(1.0, max(0.0, float(score)))
+    return 2.0 * math.sqrt(s * (1.0 - s))
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveDesign:
+    """One round's active design: ``π(u) = min(1, scale·(floor + (1 − floor)·u/mean_u))``.
+
+    Kept as its three numbers so a later round can tell the probability any
+    record had in this one, drawn or not (README "How many labels").
+    """
+
+    scale: float
+    mean_u: float
+    floor: float
+
+    def probability(self, u: float) -> float:
+        """Inclusion probability of a record of uncertainty ``u``."""
+        q = self.floor + (1.0 - self.floor) * (u / self.mean_u if self.mean_u > 0 else 1.0)
+        return 1.0 if math.isinf(self.scale) else min(1.0, self.scale * q)
+
+
+def active_probabilities(
+    uncertainties: Sequence[float], n: float, floor: float = FLOOR
+) -> tuple[list[float], ActiveDesign]:
+    """Inclusion probabilities summing to ``n``: uncertainty mixed with a uniform floor.
+
+    ``q_i = floor + (1 − floor)·u_i/ū`` (mean 1), ``π_i = min(1, c·q_i)``
+    with the scale ``c`` found so that ``Σ π_i = n`` (records capped at 1 are
+    certain to be drawn). Every π_i ≥ ``floor·n/N``.
+
+    Raises:
+        ValueError: ``floor`` outside (0, 1].
+    """
+    if not 0.0 < floor <= 1.0:
+        raise ValueError(f"floor must be in (0, 1], got {floor}")
+    u = [min(1.0, max(0.0, float(x))) for x in uncertainties]
+    size = len(u)
+    mean_u = sum(u) / size if size else 0.0
+    if size == 0 or n <= 0:
+        return [0.0] * size, ActiveDesign(0.0, mean_u, floor)
+    if n >= size:
+        return [1.0] * size, ActiveDesign(math.inf, mean_u, floor)
+    q = [floor + (1.0 - floor) * (x / mean_u if mean_u > 0 else 1.0) for x in u]
+    capped: set[int] = set()
+    while True:
+        free = sum(q[i] for i in range(size) if i not in capped)
+        scale = (n - len(capped)) / free
+        over = {i for i in range(size) if i not in capped and scale * q[i] >= 1.0}
+        if not over:
+            break
+        capped |= over
+    design = ActiveDesign(scale, mean_u, floor)
+    return [1.0 if i in capped else scale * q[i] for i in range(size)], design
+
+
+def poisson_draw(probabilities: Sequence[float], seed: int) -> list[int]:
+    """Indices drawn independently, each with its probability (Poisson sampling).
+
+    Independent draws make the inverse-probability estimator and its variance
+    exact (README "How many labels"); the sample size is random around Σ π.
+    """
+    rng = random.Random(seed)
+    return [i for i, p in enumerate(probabilities) if rng.random() < p]
+
+
+def cumulative_probability(per_round: Sequence[float]) -> float:
+    """Probability a record is drawn in any round: ``1 − Π (1 − π_t)``.
+
+    Round t draws only from records no earlier round drew, with probability
+    ``π_t`` each; a record escapes every round with probability ``Π (1 − π_t)``.
+    """
+    escape = 1.0
+    for p in per_round:
+        escape *= 1.0 - p
+    return 1.0 - escape
 
 
 def select_citations(

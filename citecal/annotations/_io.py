@@ -22,7 +22,19 @@ from citecal.errors import InputError
 TABLE_FORMATS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl"}
 """Output suffix → format (inputs also accept ``.pq``, ``.ndjson`` and ``.json``)."""
 
-_NUMERIC = frozenset({"human_score", "llm_score", "sampling_weight", "start_line", "end_line"})
+_NUMERIC = frozenset(
+    {
+        "human_score",
+        "llm_score",
+        "sampling_weight",
+        "sampling_probability",
+        "sampling_round",
+        "sampling_order",
+        "sampling_drawn",
+        "start_line",
+        "end_line",
+    }
+)
 _CSV_TEXT = {c: str for c in TABLE_COLUMNS if c not in _NUMERIC}
 """CSV columns read as text: a commit or an id of digits stays a string."""
 
@@ -55,9 +67,9 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     columns = list(TABLE_COLUMNS) + list(dict.fromkeys(extra))
     frame = pd.DataFrame(rows, columns=columns)
     frame["human_score"] = frame["human_score"].astype("int64")
-    for col in ("llm_score", "sampling_weight"):
+    for col in ("llm_score", "sampling_weight", "sampling_probability"):
         frame[col] = frame[col].astype("float64")
-    for col in ("start_line", "end_line"):
+    for col in ("start_line", "end_line", "sampling_round", "sampling_order", "sampling_drawn"):
         frame[col] = frame[col].astype("Int64")
     return frame
 

@@ -72,6 +72,10 @@ EXTRA_COLUMNS: tuple[str, ...] = (
     "correction_suggested",
     "sampling_strategy",
     "sampling_weight",
+    "sampling_probability",
+    "sampling_round",
+    "sampling_order",
+    "sampling_drawn",
 )
 """What ``pull`` writes after the core columns (schema 1)."""
 
@@ -204,6 +208,16 @@ class AnnotationRow(BaseModel):
     correction_suggested: str | None = None
     sampling_strategy: str | None = None
     sampling_weight: float | None = Field(None, gt=0)
+    sampling_probability: float | None = Field(
+        None, gt=0, le=1, description="Active design: chance the record was drawn in any round."
+    )
+    sampling_round: int | None = Field(None, ge=1, description="Active design: its round.")
+    sampling_order: int | None = Field(
+        None, ge=0, description="Place in the seeded random order push served records in."
+    )
+    sampling_drawn: int | None = Field(
+        None, ge=0, description="Active design: records its round drew."
+    )
     start_line: int | None = Field(None, ge=0, description="First cited line (null: unknown).")
     end_line: int | None = Field(None, ge=0, description="Last cited line.")
     context_before: str | None = Field(None, description="Lines shown above the cited ones.")

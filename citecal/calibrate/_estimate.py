@@ -17,18 +17,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from citecal.calibrate import _ppi
+from citecal.calibrate._active import active_mean, active_plan, scaled_plan
 from citecal.calibrate._estimate_models import (
     Cell,
     EstimateReport,
     Figures,
     GateResult,
     Interval,
+    LabelPlanReport,
     Point,
     Predictor,
     Stratification,
@@ -123,19 +126,112 @@ def _group_figures(
     return out
 
 
-def _sampling(labels: pd.DataFrame) -> tuple[np.ndarray | None, str, list[str]]:
-    """Sampling weights of the labelled records and a sentence on how they were drawn."""
-    strategies = set(labels["sampling_strategy"].dropna().astype(str))
+DESIGNS: frozenset[str] = frozenset({"census", "all", "stratified", "active", "uncertain"})
+"""Sampling designs ``citecal push`` records; any other is refused (README "Estimates")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Design:
+    """How the labelled records were drawn, as far as the annotation table tells."""
+
+    name: str
+    """``uniform`` (assumed), ``census``, ``census (random order)``, ``all``, ``stratified``
+    or ``active``."""
+    weights: np.ndarray | None
+    probabilities: np.ndarray | None
+    """Active design: each labelled record's chance of being labelled."""
+    sampling: str
+    notes: list[str]
+
+
+def _column(labels: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in labels:
+        return np.full(len(labels), np.nan)
+    return pd.to_numeric(labels[name], errors="coerce").to_numpy(dtype=np.float64)
+
+
+def _active_design(labels: pd.DataFrame, lab: pd.DataFrame) -> Design:
+    """Probabilities of an active sample; partial labelling only where it stays random."""
+    pi = _column(lab, "sampling_probability")
+    if np.isnan(pi).any():
+        raise InputError(
+            f"{int(np.isnan(pi).sum())} labelled record(s) of an active sample have no "
+            "sampling_probability: pull the annotations again with this citecal (README "
+            "'How many labels')"
+        )
+    rounds_all = _column(labels, "sampling_round")
+    drawn_all = _column(labels, "sampling_drawn")
+    rounds = sorted({int(r) for r in rounds_all if np.isfinite(r)})
+    notes: list[str] = []
+    scale = np.ones(len(lab))
+    lab_rounds = _column(lab, "sampling_round")
+    for t in rounds:
+        mask = rounds_all == t
+        labelled = int(mask.sum())
+        drawn = int(np.nanmax(drawn_all[mask])) if np.isfinite(drawn_all[mask]).any() else 0
+        if drawn and labelled < drawn:
+            if len(rounds) > 1:
+                raise InputError(
+                    f"round {t} of the active sample has {labelled} of its {drawn} records "
+                    "labelled: rounds combine only when each is fully labelled; label the rest "
+                    "(`citecal status --dataset NAME` shows what is left) and pull again"
+                )
+            if np.isnan(_column(labels, "sampling_order")).any():
+                raise InputError(
+                    f"{labelled} of the {drawn} records of the active sample are labelled, in "
+                    "an order that was not recorded as random: label the rest, or push the "
+                    "evaluation again to a new dataset (records are now served in a seeded "
+                    "random order) (README 'Estimates')"
+                )
+            scale[lab_rounds == t] = labelled / drawn
+            notes.append(
+                f"{labelled} of the {drawn} drawn records are labelled; they were served in a "
+                "recorded random order, so each record's probability is scaled by "
+                f"{labelled}/{drawn}"
+            )
+    how = (
+        f"active sample, {len(rounds)} round(s), inverse-probability weights "
+        "(README 'How many labels')"
+    )
+    return Design("active", 1.0 / (pi * scale), pi * scale, how, notes)
+
+
+def _design(labels: pd.DataFrame, lab: pd.DataFrame, n_population: int) -> Design:
+    """The design of the labelled records ``lab`` (of all labelled records ``labels``).
+
+    Refuses what gives no valid interval: a non-random pick (``uncertain``),
+    an unknown design, a mix of weighted and unweighted records, and a partly
+    labelled census whose records were not served in a recorded random order
+    (README "Estimates").
+    """
+    strategies = set(lab["sampling_strategy"].dropna().astype(str))
     if "uncertain" in strategies:
         raise InputError(
             "the labelled records were chosen by `citecal push --strategy uncertain` (least "
             "certain first), not at random, so no interval from them is valid: push a random "
-            "sample (--sample N --strategy all) and label that (README 'Estimates')"
+            "sample (--sample N --strategy all, or --strategy active) and label that "
+            "(README 'Estimates')"
         )
-    weights = labels["sampling_weight"].to_numpy(dtype=np.float64)
+    unknown = sorted(strategies - DESIGNS)
+    if unknown:
+        raise InputError(
+            f"the labelled records were drawn by an unknown design {unknown[0]!r}: their "
+            "probabilities are unknown, so no interval from them is valid; label a sample "
+            f"citecal push drew ({', '.join(sorted(DESIGNS - {'uncertain'}))})"
+        )
+    if "active" in strategies:
+        if len(strategies) > 1 or lab["sampling_strategy"].isna().any():
+            raise InputError(
+                "the labelled records mix an active sample with other designs: estimate "
+                "one dataset's sample at a time"
+            )
+        return _active_design(labels, lab)
+    weights = lab["sampling_weight"].to_numpy(dtype=np.float64)
     have = ~np.isnan(weights)
     if not have.any():
-        return (
+        return Design(
+            "uniform",
+            None,
             None,
             "assumed a uniform random sample of the judged citations (no sampling_weight column)",
             [
@@ -148,8 +244,31 @@ def _sampling(labels: pd.DataFrame) -> tuple[np.ndarray | None, str, list[str]]:
             f"{int((~have).sum())} labelled record(s) have no sampling_weight while "
             f"{int(have.sum())} do: label one weighted sample (citecal push --sample) or none"
         )
+    if strategies == {"census"} and len(lab) < n_population:
+        if np.isnan(_column(lab, "sampling_order")).any():
+            raise InputError(
+                f"only {len(lab)} of the {n_population} citations pushed as a census are "
+                "labelled, in the order the server served them, which is not a random sample: "
+                "no interval from them is valid; label all of them, or push the evaluation "
+                "again to a new dataset (citecal push now serves records in a seeded random "
+                "order, so the first labelled are a uniform random subset) (README 'Estimates')"
+            )
+        return Design(
+            "census (random order)",
+            None,
+            None,
+            f"census served in a recorded random order: the {len(lab)} of {n_population} "
+            "labelled first are a uniform random sample",
+            [],
+        )
     how = ", ".join(sorted(strategies)) or "unknown strategy"
-    return weights, f"weighted sample ({how}), inverse-probability weights from citecal push", []
+    return Design(
+        how,
+        weights,
+        None,
+        f"weighted sample ({how}), inverse-probability weights from citecal push",
+        [],
+    )
 
 
 def _degenerate_labels(y: np.ndarray, level: float) -> list[str]:
@@ -185,6 +304,7 @@ def estimate_frame(
     min_labelled: int = MIN_LABELLED,
     predictor: Predictor = "score",
     level: float = 0.95,
+    target_width: float | None = None,
 ) -> EstimateReport:
     """Corrected, judge-only and human-only precision with stratified PPI++.
 
@@ -197,6 +317,8 @@ def estimate_frame(
         predictor: the judge's support ``score`` (its probability, else the
             verdict/confidence mapping) or its binary ``verdict``.
         level: confidence level.
+        target_width: plan the labels that bring the corrected interval to
+            this width (README "How many labels").
 
     Raises:
         InputError: no decided judged citation, no labelled record among them,
@@ -242,11 +364,31 @@ def estimate_frame(
     lab = labels.loc[found].reset_index(drop=True)
     rows = at[found].astype(np.int64)
     y = lab["label"].to_numpy(dtype=np.float64)
-    w, sampling, sampling_notes = _sampling(lab)
-    notes.extend(sampling_notes)
     if len(lab) < 2:
         raise InputError("only 1 labelled record among the judged citations: an interval needs 2")
     notes.extend(_degenerate_labels(y, level))
+    design = _design(labels, lab, len(pop))
+    notes.extend(design.notes)
+    w = design.weights
+    sampling = design.sampling
+    if design.probabilities is not None:
+        return _active_report(
+            pop,
+            lab,
+            rows,
+            y,
+            yhat,
+            posd,
+            design,
+            judged_names=judged_names,
+            annotations_name=annotations_name,
+            by=by,
+            min_labelled=min_labelled,
+            predictor=predictor,
+            level=level,
+            notes=notes,
+            target_width=target_width,
+        )
 
     # Cells: the cross of the stratification dimensions; small cells pooled. Each
     # dimension is factorised once and its codes serve the cells and the breakdowns.
@@ -306,8 +448,167 @@ def estimate_frame(
         strata=strata,
         stratification=Stratification(by=dims, min_labelled=min_labelled, strata=cells),
         sampling=sampling,
+        design=design.name,
+        plan=None
+        if target_width is None
+        else _plan(
+            target_width,
+            _interval(result.corrected),
+            n,
+            scaled_plan(n, float(result.corrected.se), target_width, level, len(pop)),
+            scaled_plan(n, float(result.corrected.se), target_width, level, len(pop)),
+        ),
         notes=notes,
     )
+
+
+def _plan(
+    target: float, corrected: Interval, n: int, current: float | None, uniform: float | None
+) -> LabelPlanReport:
+    def more(total: float | None) -> int | None:
+        return None if total is None else max(0, math.ceil(total) - n)
+
+    ci = corrected.ci
+    return LabelPlanReport(
+        target_width=target,
+        width=None if ci is None else ci[1] - ci[0],
+        labels_current_design=current,
+        more_current_design=more(current),
+        labels_uniform=uniform,
+        more_uniform=more(uniform),
+    )
+
+
+def _active_report(
+    pop: pd.DataFrame,
+    lab: pd.DataFrame,
+    rows: np.ndarray,
+    y: np.ndarray,
+    yhat: np.ndarray,
+    posd: np.ndarray,
+    design: Design,
+    *,
+    judged_names: Sequence[str],
+    annotations_name: str,
+    by: Sequence[str],
+    min_labelled: int,
+    predictor: Predictor,
+    level: float,
+    notes: list[str],
+    target_width: float | None,
+) -> EstimateReport:
+    """:func:`estimate_frame` for an active sample (:mod:`._active`), one stratum.
+
+    The weighted regression on the judge already adapts to where the judge is
+    good; strata would need labels in every cell of every round, so the
+    overall figure is not stratified and the breakdowns are domain estimates.
+    """
+    assert design.probabilities is not None
+    pi = design.probabilities
+    est = active_mean(y, yhat[rows], pi, _ppi.Moments.of(yhat))
+    n = len(lab)
+
+    def interval(e: float, se: float) -> Interval:
+        z = _ppi.z_value(level)
+        return Interval(estimate=e, ci=[max(0.0, e - z * se), min(1.0, e + z * se)])
+
+    strata: dict[str, dict[str, Figures]] = {}
+    for dim in by:
+        codes, names = _codes(pop[dim])
+        lab_codes = codes[rows]
+        out: dict[str, Figures] = {}
+        for h, name in enumerate(names):
+            mask = lab_codes == h
+            members = codes == h
+            judge = Point(estimate=float(posd[members].mean()))
+            if int(mask.sum()) < 2:
+                out[name] = Figures(
+                    n_judged=int(members.sum()),
+                    n_labelled=int(mask.sum()),
+                    corrected=Interval(estimate=None, ci=None),
+                    judge_only=judge,
+                    human_only=Interval(estimate=None, ci=None),
+                    effective_labels=None,
+                    notes=[f"{int(mask.sum())} labelled record(s): an interval needs at least 2"],
+                )
+                continue
+            g = active_mean(y[mask], yhat[rows][mask], pi[mask], _ppi.Moments.of(yhat[members]))
+            out[name] = Figures(
+                n_judged=int(members.sum()),
+                n_labelled=int(mask.sum()),
+                corrected=interval(g.estimate, g.se),
+                judge_only=judge,
+                human_only=interval(g.human_estimate, g.human_se),
+                effective_labels=_effective(int(mask.sum()), g.se, g.human_se),
+                power_tuning=g.lam,
+            )
+        strata[dim] = out
+    corrected = interval(est.estimate, est.se)
+    cell = Cell(
+        key={},
+        cells=1,
+        n_judged=len(pop),
+        n_labelled=n,
+        share=1.0,
+        power_tuning=est.lam,
+        corrected=corrected,
+    )
+    plan = None
+    if target_width is not None:
+        p = active_plan(est, target_width, level)
+        plan = _plan(target_width, corrected, n, p.current, p.uniform)
+    return EstimateReport(
+        judged=list(judged_names),
+        annotations=annotations_name,
+        predictor=predictor,
+        level=level,
+        n_judged=len(pop),
+        n_labelled=n,
+        corrected=corrected,
+        judge_only=Point(estimate=float(posd.mean())),
+        human_only=interval(est.human_estimate, est.human_se),
+        effective_labels=_effective(n, est.se, est.human_se),
+        strata=strata,
+        stratification=Stratification(by=[], min_labelled=min_labelled, strata=[cell]),
+        sampling=design.sampling,
+        design=design.name,
+        uniform_labels=est.uniform_labels,
+        plan=plan,
+        notes=[
+            *notes,
+            "active sample: one weighted regression on the judge over all judged citations "
+            "(not stratified); breakdowns are estimates within each value",
+        ],
+    )
+
+
+def labels_only_interval(
+    labels: pd.DataFrame, n_population: int, level: float = 0.95
+) -> tuple[Interval, str]:
+    """The labels-alone interval of a sample, valid for its design; (interval, design).
+
+    What ``citecal status`` shows without judged citations: the same design
+    checks as :func:`estimate_frame` (refusals included), then the weighted
+    share of labels that support their claim. An active sample's population
+    size is estimated as Σ 1/π.
+
+    Raises:
+        InputError: fewer than 2 labelled records, or a design with no valid interval.
+    """
+    if len(labels) < 2:
+        raise InputError(f"{len(labels)} labelled record(s): an interval needs at least 2")
+    design = _design(labels, labels, n_population)
+    y = labels["label"].to_numpy(dtype=np.float64)
+    if design.probabilities is not None:
+        pi = design.probabilities
+        moments = _ppi.Moments(
+            n=np.asarray(float((1.0 / pi).sum())), total=np.asarray(0.0), squares=np.asarray(0.0)
+        )
+        est = active_mean(y, np.zeros_like(y), pi, moments)
+        z = _ppi.z_value(level)
+        e, se = est.human_estimate, est.human_se
+        return Interval(estimate=e, ci=[max(0.0, e - z * se), min(1.0, e + z * se)]), design.name
+    return _interval(_ppi.classical_mean(y, w=design.weights, level=level)), design.name
 
 
 def apply_gate(report: EstimateReport, thresholds: dict[str, float]) -> EstimateReport:
@@ -342,6 +643,7 @@ def estimate(
     min_labelled: int = MIN_LABELLED,
     predictor: Predictor = "score",
     level: float = 0.95,
+    target_width: float | None = None,
 ) -> EstimateReport:
     """Read the judged citations and the annotation table, then :func:`estimate_frame`.
 
@@ -364,7 +666,17 @@ def estimate(
         min_labelled=min_labelled,
         predictor=predictor,
         level=level,
+        target_width=target_width,
     )
 
 
-__all__ = ["GATE_NAMES", "MIN_LABELLED", "STRATA", "apply_gate", "estimate", "estimate_frame"]
+__all__ = [
+    "DESIGNS",
+    "GATE_NAMES",
+    "MIN_LABELLED",
+    "STRATA",
+    "apply_gate",
+    "estimate",
+    "estimate_frame",
+    "labels_only_interval",
+]

@@ -73,6 +73,19 @@ class GateResult(_Model):
     failures: list[str] = Field(default_factory=list, description="One reason per failed gate.")
 
 
+class LabelPlanReport(_Model):
+    """``--target-width``: labels expected to bring the corrected interval to a width."""
+
+    target_width: float = Field(description="The wanted width of the corrected interval.")
+    width: float | None = Field(description="The corrected interval's width now.")
+    labels_current_design: float | None = Field(
+        description="Labels in all under the current design (null: out of reach)."
+    )
+    more_current_design: int | None = Field(description="Of those, still to label.")
+    labels_uniform: float | None = Field(description="Labels in all under uniform sampling.")
+    more_uniform: int | None = Field(description="Of those, still to label.")
+
+
 class EstimateReport(_Model):
     """``citecal estimate`` output (schema_version 1)."""
 
@@ -94,6 +107,16 @@ class EstimateReport(_Model):
     )
     stratification: Stratification
     sampling: str = Field(description="How the labelled records were drawn, as far as known.")
+    design: str = Field(
+        "uniform",
+        description="uniform (assumed), census, census (random order), all, stratified, active.",
+    )
+    uniform_labels: float | None = Field(
+        None,
+        description="Active design: labels a uniform random sample would need for this "
+        "corrected interval (its gain over uniform sampling).",
+    )
+    plan: LabelPlanReport | None = Field(None, description="--target-width: labels needed.")
     notes: list[str] = Field(default_factory=list)
     gate: GateResult | None = None
 
@@ -104,6 +127,7 @@ __all__ = [
     "Figures",
     "GateResult",
     "Interval",
+    "LabelPlanReport",
     "Point",
     "Predictor",
     "Stratification",

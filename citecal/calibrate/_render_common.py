@@ -203,3 +203,28 @@ GROUP_HEADER = [
     "Human only",
     "95% CI",
 ]
+
+
+def design_lines(r: EstimateReport) -> list[str]:
+    """The active design's gain and the ``--target-width`` plan, one sentence each."""
+    out = []
+    if r.design == "active" and r.uniform_labels is not None:
+        out.append(
+            f"Active design: {r.n_labelled} labels give the interval a uniform random sample "
+            f"would need about {r.uniform_labels:,.0f} labels for (README 'How many labels')"
+        )
+    p = r.plan
+    if p is not None:
+
+        def part(total: float | None, more: int | None) -> str:
+            if total is None or more is None:
+                return "out of reach"
+            return f"{total:,.0f} labels in all ({more:,} more)"
+
+        now = "" if p.width is None else f" (now {p.width:.3f})"
+        out.append(
+            f"Width {p.target_width:g}{now}: under the current design "
+            f"{part(p.labels_current_design, p.more_current_design)}; under uniform sampling "
+            f"{part(p.labels_uniform, p.more_uniform)}"
+        )
+    return out

@@ -19,6 +19,7 @@ from citecal.calibrate._render_common import (
     check_lines,
     comparison_rows,
     correction_rows,
+    design_lines,
     estimate_group_rows,
     figure_rows,
     fmt,
@@ -149,6 +150,7 @@ def render_estimate_markdown(r: EstimateReport) -> str:
             for row in estimate_group_rows(values)
         ]
     out.append(f"\nSampling: {md_line(r.sampling)}.")
+    out += [f"\n{md_line(line)}." for line in design_lines(r)]
     if r.notes:
         out.append("\nNotes:\n" + "\n".join(f"- {md_line(n)}" for n in r.notes))
     if r.gate is not None:

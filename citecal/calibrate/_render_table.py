@@ -17,6 +17,7 @@ from citecal.calibrate._render_common import (
     check_lines,
     comparison_rows,
     correction_rows,
+    design_lines,
     disagreement_records,
     estimate_group_rows,
     figure_rows,
@@ -174,6 +175,8 @@ def render_estimate_table(r: EstimateReport, width: int = 110) -> str:
             g.add_row(*(escape(c) for c in cells))
         console.print(g)
     console.print(escape(f"Sampling: {r.sampling}"))
+    for line in design_lines(r):
+        console.print(escape(line))
     if r.notes:
         console.print("Notes:")
         for n in r.notes:

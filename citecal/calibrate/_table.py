@@ -263,6 +263,15 @@ LABEL_COLUMNS: tuple[str, ...] = ("record_id", "annotator", "human_score")
 """What ``citecal estimate`` needs of an annotation table (any tool's)."""
 
 
+DESIGN_COLUMNS: tuple[str, ...] = (
+    "sampling_probability",
+    "sampling_round",
+    "sampling_order",
+    "sampling_drawn",
+)
+"""How ``push`` drew and served a record, carried to ``estimate`` when present."""
+
+
 def prepare_labels(raw: pd.DataFrame) -> pd.DataFrame:
     """Per-record human labels for ``citecal estimate``, from annotation-table rows.
 
@@ -302,6 +311,9 @@ def prepare_labels(raw: pd.DataFrame) -> pd.DataFrame:
         df["sampling_weight"] = np.nan
     strategy = _text(df["sampling_strategy"]) if "sampling_strategy" in df else None
     df["sampling_strategy"] = strategy
+    design = [c for c in DESIGN_COLUMNS if c in df]
+    for col in design:
+        df[col] = pd.to_numeric(df[col], errors="coerce")
     g = df.groupby("record_id", sort=True)
     out = pd.DataFrame(
         {
@@ -309,6 +321,7 @@ def prepare_labels(raw: pd.DataFrame) -> pd.DataFrame:
             "n_annotators": g["annotator"].size(),
             "sampling_weight": g["sampling_weight"].first(),
             "sampling_strategy": g["sampling_strategy"].first(),
+            **{col: g[col].first() for col in design},
         }
     )
     spread = g["sampling_weight"].nunique()

@@ -61,6 +61,14 @@ def _strata(text: str) -> tuple[str, ...]:
     help="Confidence level of the intervals.",
 )
 @click.option(
+    "--target-width",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=None,
+    metavar="W",
+    help="Say how many labels would bring the corrected interval to width W, under the "
+    "current design and under uniform sampling (README 'How many labels').",
+)
+@click.option(
     "--fail-under",
     "fail_under",
     default=None,
@@ -76,6 +84,7 @@ def estimate_command(
     min_labelled: int,
     predictor: str,
     level: float,
+    target_width: float | None,
     fail_under: str | None,
 ) -> None:
     """Estimate citation precision as people would score it, with an honest interval.
@@ -86,8 +95,10 @@ def estimate_command(
     and llm_verdict and/or llm_score. Labelled records are joined on the record
     id `citecal push` gives each citation. The corrected estimate (stratified
     PPI++) is unbiased, and its interval valid, when the labelled records are a
-    uniform random sample of the judged ones or carry push's sampling weights;
-    see README "Estimates".
+    uniform random sample of the judged ones or carry push's sampling weights
+    (an active sample's probabilities, over one or more rounds, too); see README
+    "Estimates". A partly labelled census counts as a random sample only when
+    push served it in a recorded random order; unknown designs are refused.
 
     \b
     Exit codes: 0 done, 1 with --fail-under when the gate fails, 2 bad input.
@@ -97,6 +108,7 @@ def estimate_command(
       citecal estimate eval.json -a annotations.parquet
       citecal estimate evals/ -a annotations.parquet -f json -o estimate.json
       citecal estimate out/citations.parquet -a ann.parquet --fail-under precision=0.8
+      citecal estimate eval.json -a annotations.parquet --target-width 0.05
     """
     from citecal.calibrate._estimate import GATE_NAMES, apply_gate, estimate
     from citecal.calibrate._render_markdown import render_estimate_markdown
@@ -111,6 +123,7 @@ def estimate_command(
         min_labelled=min_labelled,
         predictor=predictor,  # type: ignore[arg-type]
         level=level,
+        target_width=target_width,
     )
     if thresholds:
         report = apply_gate(report, thresholds)

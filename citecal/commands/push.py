@@ -63,10 +63,12 @@ def _answers_spec(result: EvalResult) -> str | None:
 )
 @click.option(
     "--strategy",
-    type=click.Choice(["all", "uncertain", "stratified"]),
+    type=click.Choice(["all", "uncertain", "stratified", "active"]),
     default=None,
-    help="How --sample picks: random, least certain first, or spread over groups "
-    "(mode × verdict; repository × verdict for citations.parquet). "
+    help="How --sample picks: random, least certain first, spread over groups "
+    "(mode × verdict; repository × verdict for citations.parquet), or active: at random "
+    "with probabilities favouring uncertain verdicts, about N records a round, weighted "
+    "so estimate stays valid (eval JSON only). "
     "Default: all for eval JSON, stratified for citations.parquet.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed.")
@@ -121,7 +123,8 @@ def push_command(
     ARGILLA_API_URL (default http://127.0.0.1:6900, or the port in
     CITECAL_ARGILLA_PORT; started by `make argilla-up`) with ARGILLA_API_KEY.
     Each record waits for --min-submitted answers (default 2) before it
-    leaves the annotators' queues.
+    leaves the annotators' queues. Records are pushed in a seeded random order (recorded
+    with each record), so the first ones labelled are a uniform random subset.
 
     \b
     Examples:
@@ -129,6 +132,7 @@ def push_command(
       citecal push eval.json --dataset review
       citecal push validation.json --dataset qa-citations
       citecal push eval.json --dataset review-blind --blind --sample 50 --strategy uncertain
+      citecal push eval.json --dataset review-active --sample 100 --strategy active
       citecal push eval.json --dataset review-yn --spec citation_support_binary
       citecal push out/citations.parquet --dataset review --sample 200 --seed 7
       citecal push eval.json --dataset review --corrections fixes.json
@@ -137,6 +141,10 @@ def push_command(
     from citecal.commands._progress import counter, progress_bar
 
     batch = is_batch_output(eval_json)
+    if batch and strategy == "active":
+        raise InputError(
+            "--strategy active is for eval JSON: push one evaluation (README 'How many labels')"
+        )
     if batch and repo is not None:
         raise InputError("--repo is for eval JSON: a batch output records each report's repository")
     if batch and corrections_path is not None:
@@ -195,6 +203,11 @@ def push_command(
         + (f"{summary.unchanged} unchanged (not sent), " if summary.unchanged else "")
         + f"{summary.skipped} skipped, {summary.failed} failed ({summary.seconds:.1f}s)"
     )
+    if summary.round is not None:
+        click.echo(
+            f"active round {summary.round}: drew {summary.drawn} record(s) (about --sample, "
+            "each with its recorded probability); push again for another round"
+        )
     if corrections is not None:
         click.echo(
             f"offered {summary.corrections_offered} of {len(corrections.corrections)} proposed "

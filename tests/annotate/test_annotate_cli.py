@@ -183,3 +183,26 @@ def test_installed_entry_point_reports_a_closed_port_in_one_line(
         f"Error: cannot reach Argilla at {url} (ARGILLA_API_URL): ConnectError: start the local "
         "stack with `make argilla-up` or set ARGILLA_API_URL to a running server"
     ]
+
+
+def test_active_needs_a_sample_and_an_eval_json(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(EMPTY_EVAL)
+    code, out = run("push", str(path), "--dataset", "d", "--strategy", "active")
+    assert (code, out) == (
+        2,
+        "Error: --strategy active needs --sample N: the labels to spend this round\n",
+    )
+    batch = tmp_path / "out"
+    (batch / "citations.parquet").mkdir(parents=True)  # eval-batch writes a directory of parts
+    code, out = run(
+        "push", str(batch), "--dataset", "d", "--sample", "5",
+        "--strategy", "active",
+    )  # fmt: skip
+    assert code == 2 and "--strategy active is for eval JSON" in out
+    assert len(out.strip().splitlines()) == 1
+
+
+def test_status_bad_output_format() -> None:
+    code, out = run("status", "--dataset", "d", "--format", "xml")
+    assert code == 2 and "'xml' is not one of 'table', 'json'" in out

@@ -124,6 +124,10 @@ def test_one_row_per_submitted_response_with_the_judge_verdict() -> None:
         "correction_suggested": None,
         "sampling_strategy": None,  # pushed before push recorded its sampling design
         "sampling_weight": None,
+        "sampling_probability": None,
+        "sampling_round": None,
+        "sampling_order": None,
+        "sampling_drawn": None,
         # pushed before push stored the raw record data (schema 2): unknown
         "start_line": None,
         "end_line": None,

@@ -81,7 +81,7 @@ def row(annotator: str = "alice", score: int = 3, **over: Any) -> dict[str, Any]
 def test_the_model_has_every_column_the_table_has() -> None:
     assert list(AnnotationRow.model_fields) == list(TABLE_COLUMNS)
     assert TABLE_COLUMNS[: len(ANNOTATION_COLUMNS)] == ANNOTATION_COLUMNS
-    assert len(TABLE_COLUMNS) == 42 and TABLE_COLUMNS[-len(RAW_COLUMNS) :] == RAW_COLUMNS
+    assert len(TABLE_COLUMNS) == 46 and TABLE_COLUMNS[-len(RAW_COLUMNS) :] == RAW_COLUMNS
     assert SCHEMA_VERSION == 2
 
 
