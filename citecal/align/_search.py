@@ -36,7 +36,6 @@ from citecal.align._score import PairedScore, Side, paired_score
 from citecal.calibrate._compare import compare_judges
 from citecal.calibrate._disagreements import categorise
 from citecal.calibrate._fewshot import mine_few_shot
-from citecal.calibrate._models import Comparison
 from citecal.calibrate._table import prepare
 from citecal.config import CalibrationConfig, JudgeConfig
 from citecal.models import Verdict
@@ -279,6 +278,37 @@ def _interval(value: float | None, ci: list[float] | None) -> Interval:
     return Interval(value=value, ci=ci)
 
 
+def mcnemar(a: pd.DataFrame, b: pd.DataFrame) -> tuple[int, int, float]:
+    """McNemar's exact test on records, as ``calibrate --compare`` runs it.
+
+    Records decided by both judges, each against its annotators' median
+    score (README "Calibration"): how many only A gets right (b01), only B
+    (b10), and the two-sided binomial p-value (1 with no discordant record).
+    """
+    from scipy import stats
+
+    from citecal.support import humans_support
+
+    keep = a["judge_pos"].notna().to_numpy() & b["judge_pos"].notna().to_numpy()
+    frame = pd.DataFrame(
+        {
+            "record_id": a["record_id"].to_numpy()[keep],
+            "human": a["human_score"].to_numpy()[keep],
+            "a": a["judge_pos"].to_numpy()[keep],
+            "b": b["judge_pos"].to_numpy()[keep],
+        }
+    )
+    records = frame.groupby("record_id", sort=False).agg(
+        human=("human", "median"), a=("a", "first"), b=("b", "first")
+    )
+    truth = np.asarray(humans_support(records["human"]), dtype=bool)
+    right_a = records["a"].astype(bool).to_numpy() == truth
+    right_b = records["b"].astype(bool).to_numpy() == truth
+    b01, b10 = int((right_a & ~right_b).sum()), int((~right_a & right_b).sum())
+    p = float(stats.binomtest(b10, b01 + b10, 0.5).pvalue) if b01 + b10 else 1.0
+    return b01, b10, p
+
+
 def decide(
     score: PairedScore, mcnemar_p: float | None, b01: int, b10: int, tried: int
 ) -> tuple[bool, str]:
@@ -454,37 +484,28 @@ def _run(search: _Search, input_name: str) -> AlignResult:
 
     # Every candidate is tested at ALPHA / tried (decide): the best by the metric among
     # those shown better is kept; when none is, the report names the best and why not.
-    verdict: tuple[int, Comparison, bool, str] | None = None
+    chosen: tuple[int, bool, str] | None = None
     for i in sorted(range(tried), key=rank, reverse=True):
-        recipe, winner, prep, ps = scored[i]
+        ps = scored[i][3]
         if ps.diff is None or ps.diff <= 0:
             break
-        comparison = compare_judges(
-            start_prep, prep, name_a=search.start.version, name_b=recipe.name, config=cal
-        )
-        kept, reason = decide(
-            ps, comparison.mcnemar_p, comparison.mcnemar_b01, comparison.mcnemar_b10, tried
-        )
-        if verdict is None or kept:
-            verdict = (i, comparison, kept, reason)
+        b01, b10, p = mcnemar(start_prep, scored[i][2])
+        kept, reason = decide(ps, p, b01, b10, tried)
+        if chosen is None or kept:
+            chosen = (i, kept, reason)
         if kept:
             break
-    if verdict is None:
-        best = max(range(tried), key=rank)
-        verdict = (
-            best,
-            compare_judges(
-                start_prep,
-                scored[best][2],
-                name_a=search.start.version,
-                name_b=scored[best][0].name,
-                config=cal,
-            ),
-            False,
-            "no candidate scored above the start",
-        )
-    best, comparison, kept, reason = verdict
-    recipe, winner, prep, ps = scored[best]
+    if chosen is None:
+        chosen = (max(range(tried), key=rank), False, "no candidate scored above the start")
+    best, kept, reason = chosen
+    comparison = compare_judges(
+        start_prep,
+        scored[best][2],
+        name_a=search.start.version,
+        name_b=scored[best][0].name,
+        config=cal,
+    )
+    recipe, winner = scored[best][0], scored[best][1]
     result = AlignResult(
         **result_base,
         before=base,

@@ -333,9 +333,28 @@ def _noisy_verdict(claim: str, code: str, system: str, noise: float, seed: int) 
     return v
 
 
-def critic_content() -> str:
-    """The prompt critic's fixed answer (:data:`CRITIC_EDITS`)."""
-    return json.dumps({"edits": CRITIC_EDITS})
+_ASKED_RE = re.compile(r"Propose (\d+) edits")
+
+
+def critic_content(request: ChatRequest) -> str:
+    """The prompt critic's fixed answer: :data:`CRITIC_EDITS`, then neutral style edits.
+
+    A critic asked for more than four edits (``Propose N edits``) gets
+    neutral ones after the four, so a search can be given many candidates
+    whose verdicts equal the start's (the scale benchmark).
+    """
+    asked = _ASKED_RE.search(request.user)
+    n = int(asked.group(1)) if asked else len(CRITIC_EDITS)
+    edits = list(CRITIC_EDITS[:n])
+    for i in range(len(edits), n):
+        edits.append(
+            {
+                "title": f"Style {i + 1}",
+                "instruction": f"Write the reasoning in at most {i} short sentences.",
+                "rationale": "Style only.",
+            }
+        )
+    return json.dumps({"edits": edits})
 
 
 def _tokens(text: str) -> int:
@@ -499,7 +518,7 @@ class FakeOpenAIServer:
             return Reply(content=heuristic_content(req))
         system = req.system
         if CRITIC_MARKER in system.lower():
-            return Reply(content=critic_content())
+            return Reply(content=critic_content(req))
         if self.mode == "prompt_sensitive":
             return Reply(
                 content=heuristic_content(req, lambda c, k: sensitive_verdict(c, k, system))
