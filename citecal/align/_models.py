@@ -119,6 +119,9 @@ class AlignResult(BaseModel):
                 for c in self.candidates
             ),
             f"calls: {self.calls}",
+            f"judge_calls: {self.judge_calls}",
+            f"critic_calls: {self.critic_calls}",
+            f"cache_hits: {self.cache_hits}",
             f"tokens: {self.tokens}",
             f"cost_usd: {round(self.cost_usd, 6)}",
             f"stopped: {j(self.stopped)}",

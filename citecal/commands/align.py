@@ -192,7 +192,9 @@ def align_command(
         atomic_write_text(output, result.prompt_file())
         click.echo(f"wrote {output} ({result.winner})")
         return
-    click.echo(f"no candidate beat the start prompt {result.parent}: nothing written")
+    click.echo(
+        f"no candidate was shown better than the start prompt {result.parent}: nothing written"
+    )
     sys.exit(1)
 
 
@@ -235,7 +237,7 @@ def render_result(result: AlignResult, settings: AlignSettings) -> str:
         )
     console.print(grid)
     for c in result.candidates:
-        for text in c.instructions:
+        for text in c.instructions if c.kind == "edit" else []:
             console.print(f"  {c.name}: {text}", soft_wrap=True)
     console.print(
         f"{'kept' if result.kept else 'not kept'}: {result.winner or '—'} ({result.reason})",

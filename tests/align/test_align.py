@@ -141,7 +141,7 @@ def test_refuses_and_writes_nothing_when_the_prompt_does_not_matter(
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
         res = run("-o", str(out), "--examples", "0")
     assert res.exit_code == 1, res.output
-    assert "no candidate beat the start prompt v1@" in res.output
+    assert "no candidate was shown better than the start prompt v1@" in res.output
     assert "nothing written" in res.output
     assert not out.exists()
     assert not list(tmp_path.glob("*.md*"))  # no partial or temporary file either
