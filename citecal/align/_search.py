@@ -32,12 +32,13 @@ from citecal.align._candidates import Recipe, prompt_text, system_with, write_ca
 from citecal.align._critic import Edit, ask_critic, critic_messages, load_critic_prompt
 from citecal.align._folds import Fold, make_folds
 from citecal.align._models import AlignResult, CandidateResult, Interval
-from citecal.align._score import PairedScore, Side, paired_score
+from citecal.align._score import METRICS, PairedScore, Side, paired_score
 from citecal.calibrate._compare import compare_judges
 from citecal.calibrate._disagreements import categorise
 from citecal.calibrate._fewshot import mine_few_shot
 from citecal.calibrate._table import prepare
 from citecal.config import CalibrationConfig, JudgeConfig
+from citecal.errors import InputError
 from citecal.models import Verdict
 from citecal.verify.judge._cache import default_cache_path
 from citecal.verify.judge._estimate import count_tokens, estimate_cost
@@ -138,11 +139,9 @@ class _Search:
         self.progress = progress
         self.spend = _Spend(settings)
         self.requests = {r.key: r for r in rejudge_requests(table)}
-        self.record_report = (
-            table.drop_duplicates("record_id")
-            .set_index(table.drop_duplicates("record_id")["record_id"].astype(str))["report_id"]
-            .astype(str)
-            .to_dict()
+        first = table.drop_duplicates("record_id")
+        self.record_report = dict(
+            zip(first["record_id"].astype(str), first["report_id"].astype(str), strict=True)
         )
         self.folds = make_folds(list(table["report_id"].astype(str)), settings.folds, settings.seed)
         self.units = 0
@@ -365,6 +364,8 @@ def align_prompt(
         JudgeError: the API failed past the retry policy.
     """
     settings = settings or AlignSettings()
+    if settings.metric not in METRICS:
+        raise InputError(f"metric {settings.metric!r}: use one of {', '.join(METRICS)}")
     start = load_prompt(prompt)
     prepare(table)  # validates the human columns before any call
     with tempfile.TemporaryDirectory(prefix="citecal-align-") as tmp:

@@ -238,3 +238,36 @@ def test_critic_answers_are_parsed_tolerantly() -> None:
     assert parse_edits("no json here", 4) == ((), "no JSON in the answer")
     assert parse_edits('{"edits": [{"instruction": "## system"}]}', 4)[1] == "no usable edit"
     assert len(parse_edits(json.dumps({"edits": CRITIC_EDITS}), 2)[0]) == 2
+
+
+@pytest.mark.parametrize(
+    ("metric", "figure"),
+    [
+        ("weighted_kappa", "weighted_kappa"),
+        ("agreement", "agreement_rate"),
+        ("spearman_rho", "spearman_rho"),
+        ("f1", "f1"),
+    ],
+)
+def test_scores_use_the_calibration_definitions(metric: str, figure: str) -> None:
+    """The search's table formulas give calibrate's figures on the bundled table's judge."""
+    from citecal.align import Side, paired_score
+    from citecal.calibrate import compute_metrics, prepare
+
+    prepared = prepare(pd.read_parquet(DATASET))
+    side = Side.of(prepared)
+    reports = prepared["report_id"].to_numpy(dtype=object)
+    human = prepared["human_score"].to_numpy(dtype="int64")
+    score = paired_score(metric, reports, human, side, side, resamples=200)
+    expected = getattr(compute_metrics(prepared), figure)
+    assert score.a == pytest.approx(expected, abs=1e-12) and score.b == score.a
+    assert score.diff == 0 and score.ci_diff == [0.0, 0.0]
+    assert score.ci_a is not None and score.ci_a[0] <= score.a <= score.ci_a[1]
+
+
+def test_an_unknown_metric_is_refused_before_any_call(sensitive: FakeOpenAIServer) -> None:
+    config = JudgeConfig(base_url=sensitive.base_url)
+    with pytest.raises(InputError, match="metric 'kappa'"):
+        align_prompt(pd.read_parquet(DATASET), config, prompt="v1",
+                     settings=AlignSettings(metric="kappa"))  # fmt: skip
+    assert sensitive.calls == 0
