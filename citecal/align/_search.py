@@ -449,12 +449,15 @@ def _run(search: _Search, input_name: str) -> AlignResult:
         singles += [Recipe(edits=(i,)) for i in range(1, n_edits + 1)]
         if s.examples and any(shots):
             singles.append(Recipe(examples=s.examples))
-        for recipe in singles[: s.max_candidates]:
+        singles = singles[: s.max_candidates]
+        search.total_units = len(search.folds) * (1 + len(singles))  # grows with combinations
+        for recipe in singles:
             verdicts = search.evaluate(recipe, edits, shots)
             score(recipe, verdicts, _common_instructions(search, recipe, edits))
         for recipe in _combinations(scored, s):
             if len(scored) >= s.max_candidates:
                 break
+            search.total_units += len(search.folds)
             verdicts = search.evaluate(recipe, edits, shots)
             score(recipe, verdicts, _common_instructions(search, recipe, edits))
     except BudgetExhausted:

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 @click.option("--seed", type=int, default=0, show_default=True, help="Fold and bootstrap seed.")
 @click.option(
     "--resamples",
-    type=click.IntRange(0),
+    type=click.IntRange(100),
     default=1000,
     show_default=True,
     help="Paired bootstrap resamples.",
@@ -124,7 +124,8 @@ def align_command(
 
     \b
     Exit codes: 0 a better prompt was written (or --dry-run), 1 no candidate
-    beat the start (nothing written), 2 bad input or judge unavailable.
+    was shown better than the start (nothing written), 2 bad input or judge
+    unavailable.
 
     \b
     Examples:
