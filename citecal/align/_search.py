@@ -19,11 +19,14 @@ of the cache misses, so a limit is never overshot by a judge run.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -42,9 +45,10 @@ from citecal.errors import InputError
 from citecal.models import Verdict
 from citecal.verify.judge._cache import default_cache_path
 from citecal.verify.judge._estimate import count_tokens, estimate_cost
-from citecal.verify.judge._judge import build_judge, resolve_endpoint
+from citecal.verify.judge._judge import Judge, build_judge, resolve_endpoint
 from citecal.verify.judge._prompts import PromptTemplate, load_prompt
 from citecal.verify.judge._rejudge import apply_verdicts, rejudge_requests
+from citecal.verify.judge._types import JudgeRun
 
 ALPHA = 0.05
 
@@ -84,19 +88,35 @@ class _Spend:
     cost: float = 0.0
     stopped: str | None = None
     warnings: list[str] = field(default_factory=list)
+    reserved_calls: int = 0
+    reserved_cost: float = 0.0
 
     def check(self, calls: int, cost: float, what: str) -> None:
+        """Raise BudgetExhausted when ``calls`` / ``cost`` more would pass a limit."""
         s = self.settings
-        if s.max_calls is not None and self.calls + calls > s.max_calls:
+        spent = self.calls + self.reserved_calls
+        if s.max_calls is not None and spent + calls > s.max_calls:
             self.stopped = (
-                f"--max-calls {s.max_calls}: {what} needs {calls} more call(s) after {self.calls}"
+                f"--max-calls {s.max_calls}: {what} needs {calls} more call(s) after {spent}"
             )
             raise BudgetExhausted(self.stopped)
-        if s.max_cost is not None and self.cost + cost > s.max_cost:
+        dollars = self.cost + self.reserved_cost
+        if s.max_cost is not None and dollars + cost > s.max_cost:
             self.stopped = (
-                f"--max-cost {s.max_cost:g}: {what} needs ~${cost:.4f} more after ${self.cost:.4f}"
+                f"--max-cost {s.max_cost:g}: {what} needs ~${cost:.4f} more after ${dollars:.4f}"
             )
             raise BudgetExhausted(self.stopped)
+
+    def add(self, run: JudgeRun) -> None:
+        """Count a finished judge run."""
+        self.calls += run.calls
+        self.judge_calls += run.calls
+        self.cache_hits += run.cache_hits
+        self.tokens += run.tokens
+        self.cost += run.cost_usd
+        for w in run.warnings:
+            if w not in self.warnings:
+                self.warnings.append(w)
 
 
 def labels_hash(table: pd.DataFrame) -> str:
@@ -169,14 +189,7 @@ class _Search:
             run = judge.judge(reqs)
         finally:
             judge.close()
-        self.spend.calls += run.calls
-        self.spend.judge_calls += run.calls
-        self.spend.cache_hits += run.cache_hits
-        self.spend.tokens += run.tokens
-        self.spend.cost += run.cost_usd
-        for w in run.warnings:
-            if w not in self.spend.warnings:
-                self.spend.warnings.append(w)
+        self.spend.add(run)
         return run.verdicts
 
     def _scoring_keys(self, fold: Fold) -> list[str]:
@@ -248,23 +261,117 @@ class _Search:
         comment = f"{self.start.version} + {recipe.name} (citecal align; {where})"
         return prompt_text(self.start, system, comment), instructions
 
-    def evaluate(
+    def _runs(
         self, recipe: Recipe, edits: list[tuple[Edit, ...]], shots: list[str]
-    ) -> dict[str, Verdict]:
-        """The recipe's out-of-sample verdict on every record (each from its scoring fold)."""
+    ) -> list[tuple[str, list[str], int]]:
+        """The judge runs of a recipe: (prompt file, records scored with it, folds it covers).
+
+        Folds whose prompt text is the same (an edit every fold's critic proposed) share one run.
+        """
         groups: dict[str, list[Fold]] = {}
         for fold in self.folds:
             text, _ = self._text(
                 recipe, edits[fold.index], shots[fold.index], "built on training folds"
             )
             groups.setdefault(text, []).append(fold)
-        verdicts: dict[str, Verdict] = {}
-        for text, folds in groups.items():
-            path = write_candidate(self.workdir, self.start, recipe, text)
-            keys = [k for f in folds for k in self._scoring_keys(f)]
-            verdicts.update(self._judge(str(path), keys, f"candidate {recipe.name}"))
-            self._tick(f"candidate {recipe.name}", len(folds))
-        return verdicts
+        return [
+            (
+                str(write_candidate(self.workdir, self.start, recipe, text)),
+                [k for f in folds for k in self._scoring_keys(f)],
+                len(folds),
+            )
+            for text, folds in groups.items()
+        ]
+
+    def evaluate_all(
+        self, recipes: list[Recipe], edits: list[tuple[Edit, ...]], shots: list[str]
+    ) -> list[tuple[Recipe, dict[str, Verdict]]]:
+        """Each recipe's out-of-sample verdict on every record (each from its scoring fold).
+
+        Recipes are admitted in order while the budget covers their estimated calls and
+        cost (the first that does not stops the search); the admitted ones are judged
+        concurrently, all their requests sharing one ``concurrency`` limit, so one
+        candidate's slowest batches do not hold up the next.
+        """
+        admitted: list[tuple[Recipe, list[tuple[str, list[str], int]]]] = []
+        for recipe in recipes:
+            runs = self._runs(recipe, edits, shots)
+            ests = [
+                estimate_cost(
+                    [self.requests[k] for k in keys],
+                    self.config,
+                    path,
+                    model=self.model,
+                    use_cache=self.use_cache,
+                )
+                for path, keys, _ in runs
+            ]
+            calls, cost = sum(e.calls for e in ests), sum(e.cost_usd for e in ests)
+            try:
+                self.spend.check(calls, cost, f"candidate {recipe.name}")
+            except BudgetExhausted:
+                break
+            self.spend.reserved_calls += calls
+            self.spend.reserved_cost += cost
+            admitted.append((recipe, runs))
+        try:
+            results = _run_coroutine(self._judge_concurrently(admitted))
+        finally:
+            self.spend.reserved_calls = 0
+            self.spend.reserved_cost = 0.0
+        return results
+
+    async def _judge_concurrently(
+        self, admitted: list[tuple[Recipe, list[tuple[str, list[str], int]]]]
+    ) -> list[tuple[Recipe, dict[str, Verdict]]]:
+        slots = asyncio.Semaphore(self.config.concurrency)
+        judges: list[Judge] = []
+
+        async def one(judge: Judge, keys: list[str], n_folds: int, name: str) -> JudgeRun:
+            run = await judge.ajudge([self.requests[k] for k in keys])
+            self.spend.add(run)
+            self._tick(f"candidate {name}", n_folds)
+            return run
+
+        try:
+            tasks = []
+            for recipe, runs in admitted:
+                for path, keys, n_folds in runs:
+                    judge = build_judge(
+                        self.config,
+                        prompt=path,
+                        model=self.model,
+                        use_cache=self.use_cache,
+                        slots=lambda: slots,
+                    )
+                    judges.append(judge)
+                    tasks.append(one(judge, keys, n_folds, recipe.name))
+            done = list(await asyncio.gather(*tasks))
+        finally:
+            for judge in judges:
+                judge.close()
+        out: list[tuple[Recipe, dict[str, Verdict]]] = []
+        i = 0
+        for recipe, runs in admitted:
+            verdicts: dict[str, Verdict] = {}
+            for _ in runs:
+                verdicts.update(done[i].verdicts)
+                i += 1
+            out.append((recipe, verdicts))
+        return out
+
+
+T = TypeVar("T")
+
+
+def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to the end; inside a running loop (Jupyter) in a worker thread's own loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="citecal-align") as ex:
+        return ex.submit(asyncio.run, coro).result()
 
 
 def _price(config: JudgeConfig, model: str, prompt_tokens: int, completion_tokens: int) -> float:
@@ -451,15 +558,13 @@ def _run(search: _Search, input_name: str) -> AlignResult:
             singles.append(Recipe(examples=s.examples))
         singles = singles[: s.max_candidates]
         search.total_units = len(search.folds) * (1 + len(singles))  # grows with combinations
-        for recipe in singles:
-            verdicts = search.evaluate(recipe, edits, shots)
+        for recipe, verdicts in search.evaluate_all(singles, edits, shots):
             score(recipe, verdicts, _common_instructions(search, recipe, edits))
-        for recipe in _combinations(scored, s):
-            if len(scored) >= s.max_candidates:
-                break
-            search.total_units += len(search.folds)
-            verdicts = search.evaluate(recipe, edits, shots)
-            score(recipe, verdicts, _common_instructions(search, recipe, edits))
+        if search.spend.stopped is None:
+            combos = _combinations(scored, s)[: max(0, s.max_candidates - len(scored))]
+            search.total_units += len(search.folds) * len(combos)
+            for recipe, verdicts in search.evaluate_all(combos, edits, shots):
+                score(recipe, verdicts, _common_instructions(search, recipe, edits))
     except BudgetExhausted:
         pass
     if before is None:  # no candidate finished: the start's own score, for the report
