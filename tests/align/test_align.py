@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+import yaml
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
@@ -128,6 +129,11 @@ def test_align_finds_the_helpful_edit_and_writes_it_with_provenance(
     assert HELPFUL in written.system
     for harmful in (CRITIC_EDITS[0], CRITIC_EDITS[2]):
         assert harmful["instruction"] not in written.system
+    # The block is YAML a front-matter reader parses.
+    parsed = yaml.safe_load(out.read_text().split("---\n")[1])
+    assert parsed["folds"] == {"k": 5, "by": "report", "seed": 0}
+    assert [c["name"] for c in parsed["candidates"]] == ["edit-1", "edit-2", "edit-3", "edit-4"]
+    assert parsed["after"]["value"] == after["value"] and parsed["stopped"] is None
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["kept"] is True and report["winner"] == "edit-2"
     assert {c["name"] for c in report["candidates"]} == {"edit-1", "edit-2", "edit-3", "edit-4"}
