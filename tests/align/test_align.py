@@ -277,3 +277,17 @@ def test_an_unknown_metric_is_refused_before_any_call(sensitive: FakeOpenAIServe
         align_prompt(pd.read_parquet(DATASET), config, prompt="v1",
                      settings=AlignSettings(metric="kappa"))  # fmt: skip
     assert sensitive.calls == 0
+
+
+def test_one_report_cannot_be_split_into_folds(sensitive: FakeOpenAIServer, tmp_path: Path) -> None:
+    one = tmp_path / "one.parquet"
+    table = pd.read_parquet(DATASET)
+    table[table["report_id"] == "report-01"].to_parquet(one)
+    res = CliRunner().invoke(
+        cli, ["align", str(one), "--prompt", "v1", "-o", str(tmp_path / "p.md")]
+    )
+    assert res.exit_code == 2
+    assert res.output == (
+        "Error: the annotations hold 1 report(s): folds by report need at least 2\n"
+    )
+    assert sensitive.calls == 0 and not (tmp_path / "p.md").exists()
