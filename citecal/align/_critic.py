@@ -44,7 +44,7 @@ from citecal.verify.judge._pricing import cost_usd
 CRITIC_SECTIONS = ("system", "user")
 _SECTION_RE = re.compile(r"^##[ \t]+([A-Za-z_]+)[ \t]*$", re.MULTILINE)
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
-_FIELD_RE = re.compile(r"\{(prompt|categories|examples|n_edits)\}")
+_FIELD_RE = re.compile(r"\{(prompt|categories|examples|notes|n_edits)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +127,17 @@ def render_examples(mismatch: pd.DataFrame, n: int = 8, max_code_lines: int = 30
     return "\n\n".join(blocks)
 
 
+def frequent_notes(mismatch: pd.DataFrame, n: int = 15) -> str:
+    """The annotators' most frequent distinct notes on disagreements, one bullet each."""
+    if mismatch.empty or "notes" not in mismatch:
+        return "- (no notes)"
+    notes = mismatch["notes"].dropna().astype(str).str.strip()
+    counts = notes[notes != ""].value_counts().head(n)
+    if counts.empty:
+        return "- (no notes)"
+    return "\n".join(f"- ({count}×) {note}" for note, count in counts.items())
+
+
 def critic_messages(
     critic: CriticPrompt,
     judge_system: str,
@@ -141,6 +152,7 @@ def critic_messages(
         "prompt": judge_system,
         "categories": categories or "- (no disagreements)",
         "examples": render_examples(mismatch, n_examples),
+        "notes": frequent_notes(mismatch),
         "n_edits": str(n_edits),
     }
     user = _FIELD_RE.sub(lambda m: values[m.group(1)], critic.user)

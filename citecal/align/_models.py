@@ -62,6 +62,8 @@ class AlignResult(BaseModel):
     """The reports scored in each fold."""
     metric: str
     model: str
+    critic: str
+    """The prompt critic's version id (name@hash)."""
     seed: int
     before: Interval
     """The start prompt's metric."""
@@ -112,6 +114,7 @@ class AlignResult(BaseModel):
             f"mcnemar_p: {j(self.mcnemar_p)}",
             f"winner: {j(self.winner)}",
             f"model: {j(self.model)}",
+            f"critic: {j(self.critic)}",
             f"candidates_tried: {len(self.candidates)}",
             "candidates:",
             *(

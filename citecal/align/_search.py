@@ -240,6 +240,7 @@ class _Search:
                 )
                 self.spend.calls += answer.calls
                 self.spend.critic_calls += answer.calls
+                self.spend.cache_hits += answer.cache_hit
                 self.spend.tokens += answer.prompt_tokens + answer.completion_tokens
                 self.spend.cost += answer.cost_usd
                 if answer.problem:
@@ -504,6 +505,7 @@ def _run(search: _Search, input_name: str) -> AlignResult:
         "fold_reports": [list(f.scoring_reports) for f in search.folds],
         "metric": s.metric,
         "model": search.model,
+        "critic": search.critic.version,
         "seed": s.seed,
     }
     try:
