@@ -13,10 +13,11 @@ be bypassed; and they score on one split, not on folds by report.
 
 from citecal.align._candidates import Recipe
 from citecal.align._critic import CriticPrompt, Edit, load_critic_prompt, parse_edits
+from citecal.align._decide import decide, mcnemar
 from citecal.align._folds import Fold, make_folds
 from citecal.align._models import AlignResult, CandidateResult, Interval
 from citecal.align._score import METRICS, PairedScore, Side, paired_score
-from citecal.align._search import AlignSettings, align_prompt, decide, labels_hash
+from citecal.align._search import AlignSettings, align_prompt, labels_hash
 
 __all__ = [
     "METRICS",
@@ -35,6 +36,7 @@ __all__ = [
     "labels_hash",
     "load_critic_prompt",
     "make_folds",
+    "mcnemar",
     "paired_score",
     "parse_edits",
 ]

@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import tempfile
-from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,8 +30,16 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from citecal.align._candidates import Recipe, prompt_text, system_with, write_candidate
+from citecal.align._candidates import (
+    Recipe,
+    combinations,
+    common_instructions,
+    prompt_text,
+    system_with,
+    write_candidate,
+)
 from citecal.align._critic import Edit, ask_critic, critic_messages, load_critic_prompt
+from citecal.align._decide import decide, mcnemar
 from citecal.align._folds import Fold, make_folds
 from citecal.align._models import AlignResult, CandidateResult, Interval
 from citecal.align._score import METRICS, PairedScore, Side, paired_score
@@ -49,8 +56,6 @@ from citecal.verify.judge._judge import Judge, build_judge, resolve_endpoint
 from citecal.verify.judge._prompts import PromptTemplate, load_prompt
 from citecal.verify.judge._rejudge import apply_verdicts, rejudge_requests
 from citecal.verify.judge._types import JudgeRun
-
-ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -385,70 +390,6 @@ def _interval(value: float | None, ci: list[float] | None) -> Interval:
     return Interval(value=value, ci=ci)
 
 
-def mcnemar(a: pd.DataFrame, b: pd.DataFrame) -> tuple[int, int, float]:
-    """McNemar's exact test on records, as ``calibrate --compare`` runs it.
-
-    Records decided by both judges, each against its annotators' median
-    score (README "Calibration"): how many only A gets right (b01), only B
-    (b10), and the two-sided binomial p-value (1 with no discordant record).
-    """
-    from scipy import stats
-
-    from citecal.support import humans_support
-
-    keep = a["judge_pos"].notna().to_numpy() & b["judge_pos"].notna().to_numpy()
-    frame = pd.DataFrame(
-        {
-            "record_id": a["record_id"].to_numpy()[keep],
-            "human": a["human_score"].to_numpy()[keep],
-            "a": a["judge_pos"].to_numpy()[keep],
-            "b": b["judge_pos"].to_numpy()[keep],
-        }
-    )
-    records = frame.groupby("record_id", sort=False).agg(
-        human=("human", "median"), a=("a", "first"), b=("b", "first")
-    )
-    truth = np.asarray(humans_support(records["human"]), dtype=bool)
-    right_a = records["a"].astype(bool).to_numpy() == truth
-    right_b = records["b"].astype(bool).to_numpy() == truth
-    b01, b10 = int((right_a & ~right_b).sum()), int((~right_a & right_b).sum())
-    p = float(stats.binomtest(b10, b01 + b10, 0.5).pvalue) if b01 + b10 else 1.0
-    return b01, b10, p
-
-
-def decide(
-    score: PairedScore, mcnemar_p: float | None, b01: int, b10: int, tried: int
-) -> tuple[bool, str]:
-    """Whether the winner is shown better than the start, and why (README "Aligning the judge").
-
-    Two conditions: the metric's paired 95% interval lies above 0, and the
-    verdicts are better by McNemar's exact test at ``ALPHA / tried``
-    (Bonferroni over the candidates scored: the winner was picked as the best
-    of them on these same labels, so one test at ``ALPHA`` would let chance
-    through too often).
-    """
-    if score.diff is None or score.diff <= 0:
-        return False, "no candidate scored above the start"
-    if score.ci_diff is None:
-        return False, "the paired interval is undefined (too few reports or pairs)"
-    if score.ci_diff[0] <= 0:
-        return False, (
-            f"the paired 95% interval of the gain [{score.ci_diff[0]:.3f}, "
-            f"{score.ci_diff[1]:.3f}] includes 0"
-        )
-    level = ALPHA / max(tried, 1)
-    if mcnemar_p is None or b10 <= b01 or mcnemar_p >= level:
-        p = "undefined" if mcnemar_p is None else f"{mcnemar_p:.3g}"
-        return False, (
-            f"McNemar's test on records is not significant after {tried} candidates "
-            f"(p = {p}, only start right {b01}, only candidate right {b10}; needs p < {level:.3g})"
-        )
-    return True, (
-        f"paired 95% interval of the gain [{score.ci_diff[0]:.3f}, {score.ci_diff[1]:.3f}] "
-        f"above 0; McNemar p = {mcnemar_p:.3g} < {level:.3g} (0.05 / {tried} candidates)"
-    )
-
-
 def align_prompt(
     table: pd.DataFrame,
     config: JudgeConfig,
@@ -561,12 +502,14 @@ def _run(search: _Search, input_name: str) -> AlignResult:
         singles = singles[: s.max_candidates]
         search.total_units = len(search.folds) * (1 + len(singles))  # grows with combinations
         for recipe, verdicts in search.evaluate_all(singles, edits, shots):
-            score(recipe, verdicts, _common_instructions(search, recipe, edits))
+            score(recipe, verdicts, common_instructions(recipe, edits))
         if search.spend.stopped is None:
-            combos = _combinations(scored, s)[: max(0, s.max_candidates - len(scored))]
+            combos = combinations([(r, ps) for r, _, _, ps in scored], s.examples)[
+                : max(0, s.max_candidates - len(scored))
+            ]
             search.total_units += len(search.folds) * len(combos)
             for recipe, verdicts in search.evaluate_all(combos, edits, shots):
-                score(recipe, verdicts, _common_instructions(search, recipe, edits))
+                score(recipe, verdicts, common_instructions(recipe, edits))
     except BudgetExhausted:
         pass
     if before is None:  # no candidate finished: the start's own score, for the report
@@ -649,43 +592,9 @@ def _spend_fields(search: _Search) -> dict[str, object]:
     }
 
 
-def _most_common_edit(edits: list[tuple[Edit, ...]], rank: int) -> str | None:
-    texts = [e[rank - 1].instruction for e in edits if len(e) >= rank]
-    return Counter(texts).most_common(1)[0][0] if texts else None
-
-
-def _common_instructions(
-    search: _Search, recipe: Recipe, edits: list[tuple[Edit, ...]]
-) -> list[str]:
-    return [t for i in recipe.edits if (t := _most_common_edit(edits, i)) is not None]
-
-
-def _combinations(
-    scored: list[tuple[Recipe, CandidateResult, pd.DataFrame, PairedScore]],
-    s: AlignSettings,
-) -> list[Recipe]:
-    """Combinations of the singles that beat the start: best two edits, best edit + examples."""
-    good = [
-        (ps.b, r)
-        for r, _, _, ps in scored
-        if ps.diff is not None and ps.diff > 0 and ps.b is not None
-    ]
-    good.sort(key=lambda x: -x[0])
-    good_edits = [r.edits[0] for _, r in good if r.edits]
-    has_shots = any(r.examples for _, r in good)
-    out: list[Recipe] = []
-    if len(good_edits) >= 2:
-        out.append(Recipe(edits=tuple(good_edits[:2])))
-    if good_edits and has_shots:
-        out.append(Recipe(edits=(good_edits[0],), examples=s.examples))
-    if len(good_edits) >= 2 and has_shots:
-        out.append(Recipe(edits=tuple(good_edits[:2]), examples=s.examples))
-    return out
-
-
 def _final_text(search: _Search, recipe: Recipe, edits: list[tuple[Edit, ...]]) -> str:
     """The recipe applied to every label: the edits scored in the folds, examples from all."""
-    instructions = _common_instructions(search, recipe, edits)
+    instructions = common_instructions(recipe, edits)
     examples = ""
     if recipe.examples and search.start_judged is not None:
         judged = search.start_judged

@@ -291,3 +291,22 @@ def test_one_report_cannot_be_split_into_folds(sensitive: FakeOpenAIServer, tmp_
         "Error: the annotations hold 1 report(s): folds by report need at least 2\n"
     )
     assert sensitive.calls == 0 and not (tmp_path / "p.md").exists()
+
+
+def test_combinations_join_the_best_singles_that_beat_the_start() -> None:
+    from citecal.align import Recipe
+    from citecal.align._candidates import combinations
+
+    def ps(b: float, diff: float) -> PairedScore:
+        return PairedScore(0.4, b, diff, None, None, None, 10)
+
+    scored = [
+        (Recipe(edits=(1,)), ps(0.45, 0.05)),
+        (Recipe(edits=(2,)), ps(0.50, 0.10)),
+        (Recipe(edits=(3,)), ps(0.30, -0.10)),
+        (Recipe(examples=6), ps(0.42, 0.02)),
+    ]
+    names = [r.name for r in combinations(scored, 6)]
+    assert names == ["edit-2+edit-1", "edit-2+fewshot-6", "edit-2+edit-1+fewshot-6"]
+    assert combinations(scored[2:3], 6) == []  # nothing beat the start: nothing to combine
+    assert [r.name for r in combinations(scored[1:3], 6)] == []  # one good edit alone
