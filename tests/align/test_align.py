@@ -310,3 +310,14 @@ def test_combinations_join_the_best_singles_that_beat_the_start() -> None:
     assert names == ["edit-2+edit-1", "edit-2+fewshot-6", "edit-2+edit-1+fewshot-6"]
     assert combinations(scored[2:3], 6) == []  # nothing beat the start: nothing to combine
     assert [r.name for r in combinations(scored[1:3], 6)] == []  # one good edit alone
+
+
+def test_max_cost_stops_the_search_within_the_limit(
+    sensitive: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    res = run("-o", str(tmp_path / "p.md"), "--examples", "0", "--max-cost", "0.02",
+              "--json", str(tmp_path / "r.json"))  # fmt: skip
+    assert "stopped: --max-cost 0.02: candidate edit-" in res.output, res.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert 0 < report["cost_usd"] <= 0.02
+    assert 0 < len(report["candidates"]) < 4
