@@ -170,11 +170,11 @@ def test_the_budget_stops_the_search_and_keeps_the_best_so_far(
     sensitive: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     out = tmp_path / "p.md"
-    # Start (20 calls) + 5 critic + edit-1 (22) + edit-2 (22) = 69: edit-3 would pass 75.
+    # Start (20 calls) + 5 critic + edit-1 (20) + edit-2 (20) = 65: edit-3 would pass 75.
     res = run("-o", str(out), "--examples", "0", "--max-calls", "75")
     assert res.exit_code == 0, res.output
     assert sensitive.calls <= 75
-    assert "stopped: --max-calls 75: candidate edit-3 needs" in res.output
+    assert "stopped: --max-calls 75: candidate edit-3 needs 20 more call(s) after 65" in res.output
     assert "best so far kept" in res.output
     meta = front_matter(out)
     assert meta["candidates_tried"] == "2"
