@@ -64,6 +64,7 @@ def cli() -> None:
     citecal annotators add alice                    an annotator's login and key
     citecal pull --dataset review -o ann.parquet    fetch their scores
     citecal calibrate ann.parquet                   judge-human agreement
+    citecal align ann.parquet --prompt v1 -o p.md   a better judge prompt, out of sample
     citecal estimate eval.json -a ann.parquet       corrected precision, 95% interval
     citecal validate answers.jsonl                  gate structured answer citations
     citecal chunks docs/                            sentence and definition ids
@@ -73,6 +74,7 @@ def cli() -> None:
 # Commands register here, one line each (keep sorted by command name): "module:attribute".
 # They load on first use, so ``citecal eval --help`` never imports pandas or the Argilla SDK.
 COMMANDS: dict[str, str] = {
+    "align": "citecal.commands.align:align_command",
     "annotators": "citecal.commands.annotators:annotators_group",
     "bench": "citecal.commands.bench:bench_command",
     "calibrate": "citecal.commands.calibrate:calibrate_command",

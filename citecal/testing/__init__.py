@@ -5,11 +5,23 @@ calibration notebook can use the same server as the test suite.
 """
 
 from citecal.testing.openai_server import (
+    CRITIC_EDITS,
+    MODES,
     ChatRequest,
     FakeOpenAIServer,
     PromptClaim,
     Reply,
     heuristic_verdict,
+    sensitive_verdict,
 )
 
-__all__ = ["ChatRequest", "FakeOpenAIServer", "PromptClaim", "Reply", "heuristic_verdict"]
+__all__ = [
+    "CRITIC_EDITS",
+    "MODES",
+    "ChatRequest",
+    "FakeOpenAIServer",
+    "PromptClaim",
+    "Reply",
+    "heuristic_verdict",
+    "sensitive_verdict",
+]

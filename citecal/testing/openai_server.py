@@ -25,6 +25,22 @@ How a chat completion is answered, first match wins:
    ≥ 0.6 or < 0.35, else ``low``. Batch prompts get a JSON array keyed by
    ``claim_id`` (``{"results": [...]}`` when a JSON schema was requested).
 
+4. the **mode** (``mode=``) chooses the judge of step 3:
+   ``"heuristic"`` (default) ignores the prompt; ``"prompt_sensitive"``
+   (:func:`sensitive_verdict`) reads the system prompt: told to *check every
+   part of the claim* it scores each clause of the claim on its own and
+   rejects a claim whose added clause (``... and caches the result``) the
+   cited lines do not show; told to accept a claim *when any of its key
+   terms appears* it lowers its threshold to 0.2 and stops checking parts
+   (harmful on the bundled table); told that every term must appear
+   *verbatim* it raises it to 0.9 (harmful). ``"prompt_noise"`` is a judge
+   whose prompt does not matter in expectation: the heuristic answer,
+   flipped for a seeded pseudo-random ``noise`` share of (prompt, claim)
+   pairs, so a new prompt re-rolls which claims flip but no prompt is
+   better. In both modes a *prompt critic* request (its system prompt names
+   the prompt critic, ``citecal align``) is answered with
+   :data:`CRITIC_EDITS`, four fixed edits, one helpful.
+
 Usage is ``characters / 4`` of the messages and of the answer unless scripted.
 ``obey_injections=True`` makes the heuristic judge gullible, like an LLM that
 follows instructions hidden in what it judges (README "Security"): when the
@@ -53,11 +69,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 __all__ = [
+    "CRITIC_EDITS",
     "ChatRequest",
     "FakeOpenAIServer",
     "PromptClaim",
     "Reply",
     "heuristic_verdict",
+    "sensitive_verdict",
 ]
 
 
@@ -245,8 +263,14 @@ def heuristic_verdict(claim: str, code: str) -> dict[str, Any]:
     }
 
 
-def heuristic_content(request: ChatRequest, obey_injections: bool = False) -> str:
-    """The heuristic judge's answer text for a whole request (gullible when ``obey_injections``)."""
+def heuristic_content(
+    request: ChatRequest,
+    obey_injections: bool = False,
+    judge: Callable[[str, str], dict[str, Any]] | None = None,
+) -> str:
+    """The judge's answer text for a whole request: ``judge`` (default the heuristic) per
+    claim, or, when ``obey_injections``, whatever an instruction in the prompt dictates."""
+    answer = judge or heuristic_verdict
     claims = request.claims
     rf = request.response_format or {}
     schema_name = str(rf.get("json_schema", {}).get("name", "")) if rf else ""
@@ -261,13 +285,127 @@ def heuristic_content(request: ChatRequest, obey_injections: bool = False) -> st
                 "confidence": "high",
                 "score": 1.0,
             }
-        return heuristic_verdict(c.claim, c.code)
+        return answer(c.claim, c.code)
 
     if not batch:
         c = claims[0] if claims else PromptClaim(1, "", "")
         return json.dumps(verdict(c))
     items = [{"claim_id": c.n, **verdict(c)} for c in claims]
     return json.dumps({"results": items} if rf else items)
+
+
+HELPFUL_PHRASE = "check every part of the claim"
+LENIENT_PHRASE = "any of its key terms"
+VERBATIM_PHRASE = "appears verbatim"
+CRITIC_MARKER = "prompt critic"
+LENIENT_THRESHOLD = 0.2
+VERBATIM_THRESHOLD = 0.9
+"""Phrases the prompt-sensitive judge reacts to (matched case-insensitively)."""
+
+CRITIC_EDITS: list[dict[str, str]] = [
+    {
+        "title": "Accept paraphrase",
+        "instruction": "Accept a claim when any of its key terms appears in the cited lines;"
+        " do not penalise a claim for details the code does not show.",
+        "rationale": "Many rejected claims were supported in other words.",
+    },
+    {
+        "title": "Check every part",
+        "instruction": "Check every part of the claim: a claim that adds a behaviour the cited"
+        " lines do not show (for example '... and caches the result for later calls') is NOT"
+        " SUPPORTED, even when the rest of it is.",
+        "rationale": "Most accepted claims that people rejected add one unstated behaviour.",
+    },
+    {
+        "title": "Require verbatim terms",
+        "instruction": "Only accept a claim when every term of the claim appears verbatim in"
+        " the cited lines.",
+        "rationale": "Be conservative.",
+    },
+    {
+        "title": "Short reasoning",
+        "instruction": "Keep the reasoning to two sentences.",
+        "rationale": "Shorter answers cost less.",
+    },
+]
+"""The prompt critic's fixed answer in the prompt-sensitive and noise modes (one helpful)."""
+
+_CLAUSE_RE = re.compile(r",? and (?=[a-z])|;|, while ")
+
+
+def _rescale(score: float, threshold: float) -> float:
+    """``score`` mapped piecewise-linearly so that ``threshold`` lands on 0.5."""
+    if score < threshold:
+        return 0.5 * score / threshold
+    return 0.5 + 0.5 * (score - threshold) / (1.0 - threshold) if threshold < 1 else 1.0
+
+
+def _confidence(score: float) -> str:
+    if score >= 0.75 or score < 0.2:
+        return "high"
+    return "medium" if score >= 0.6 or score < 0.35 else "low"
+
+
+def sensitive_verdict(claim: str, code: str, system: str) -> dict[str, Any]:
+    """The prompt-sensitive judge's answer for one claim (rules in the module doc)."""
+    rules = system.lower()
+    base = heuristic_verdict(claim, code)
+    score = float(base["score"])
+    notes = []
+    if HELPFUL_PHRASE in rules and LENIENT_PHRASE not in rules:
+        parts = [p for p in _CLAUSE_RE.split(claim) if _words(p)]
+        if len(parts) > 1:
+            scores = [float(heuristic_verdict(p, code)["score"]) for p in parts]
+            score = min(scores)
+            notes.append(f"weakest of {len(parts)} parts scores {score:.2f}")
+    threshold = 0.5
+    if VERBATIM_PHRASE in rules:
+        threshold = VERBATIM_THRESHOLD
+    elif LENIENT_PHRASE in rules:
+        threshold = LENIENT_THRESHOLD
+    out = round(_rescale(score, threshold), 3)
+    return {
+        "reasoning": "; ".join([str(base["reasoning"]), *notes]),
+        "supports": score >= threshold,
+        "confidence": _confidence(out),
+        "score": out,
+    }
+
+
+def _noisy_verdict(claim: str, code: str, system: str, noise: float, seed: int) -> dict[str, Any]:
+    """The heuristic answer, flipped for a seeded pseudo-random share of (prompt, claim) pairs."""
+    import hashlib
+
+    v = heuristic_verdict(claim, code)
+    digest = hashlib.sha256(f"{seed}\x00{system}\x00{claim}\x00{code}".encode()).digest()
+    if int.from_bytes(digest[:8], "big") / 2**64 < noise:
+        score = round(1.0 - float(v["score"]), 3)
+        v = {**v, "supports": not v["supports"], "score": score, "confidence": _confidence(score)}
+    return v
+
+
+_ASKED_RE = re.compile(r"Propose (\d+) edits")
+
+
+def critic_content(request: ChatRequest) -> str:
+    """The prompt critic's fixed answer: :data:`CRITIC_EDITS`, then neutral style edits.
+
+    A critic asked for more than four edits (``Propose N edits``) gets
+    neutral ones after the four, so a search can be given many candidates
+    whose verdicts equal the start's (the scale benchmark).
+    """
+    asked = _ASKED_RE.search(request.user)
+    n = int(asked.group(1)) if asked else len(CRITIC_EDITS)
+    edits = list(CRITIC_EDITS[:n])
+    for i in range(len(edits), n):
+        edits.append(
+            {
+                "title": f"Style {i + 1}",
+                "instruction": f"Write the reasoning in at most {i} short sentences.",
+                "rationale": "Style only.",
+            }
+        )
+    return json.dumps({"edits": edits})
 
 
 def _tokens(text: str) -> int:
@@ -285,6 +423,10 @@ class _QuietHTTPServer(ThreadingHTTPServer):
         log.warning("fake OpenAI server: error handling a request", exc_info=True)
 
 
+MODES = ("heuristic", "prompt_sensitive", "prompt_noise")
+"""Judges the server can play (module doc, step 4)."""
+
+
 class FakeOpenAIServer:
     """An OpenAI-compatible server in a background thread (a context manager)."""
 
@@ -297,10 +439,18 @@ class FakeOpenAIServer:
         known_models: Iterable[str] | None = None,
         reject_response_format: bool = False,
         obey_injections: bool = False,
+        mode: str = "heuristic",
+        noise: float = 0.15,
+        seed: int = 0,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
         self.latency_s = latency_s
+        self.mode = mode
+        self.noise = noise
+        self.seed = seed
         self.handler = handler
         self.api_key = api_key
         self.known_models = list(known_models) if known_models is not None else None
@@ -417,7 +567,25 @@ class FakeOpenAIServer:
             reply = self.handler(req)
             if reply is not None:
                 return reply
-        return Reply(content=heuristic_content(req, self.obey_injections))
+        if self.mode == "heuristic":
+            return Reply(content=heuristic_content(req, self.obey_injections))
+        system = req.system
+        if CRITIC_MARKER in system.lower():
+            return Reply(content=critic_content(req))
+        if self.mode == "prompt_sensitive":
+            return Reply(
+                content=heuristic_content(
+                    req, self.obey_injections, lambda c, k: sensitive_verdict(c, k, system)
+                )
+            )
+        noise, seed = self.noise, self.seed
+        return Reply(
+            content=heuristic_content(
+                req,
+                self.obey_injections,
+                lambda c, k: _noisy_verdict(c, k, system, noise, seed),
+            )
+        )
 
     def wait(self, seconds: float) -> bool:
         """Sleep unless the server stops; True if it stopped meanwhile."""
@@ -547,10 +715,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="answer supports when the prompt holds an instruction to the judge",
     )
+    parser.add_argument(
+        "--mode", choices=MODES, default="heuristic", help="judge to play (default heuristic)"
+    )
+    parser.add_argument("--noise", type=float, default=0.15, help="prompt_noise: flip share")
+    parser.add_argument("--seed", type=int, default=0, help="prompt_noise: seed")
     args = parser.parse_args(argv)
     port = args.port if args.port is not None else (0 if command else 8399)
     with FakeOpenAIServer(
-        port=port, latency_s=args.latency, obey_injections=args.obey_injections
+        port=port,
+        latency_s=args.latency,
+        obey_injections=args.obey_injections,
+        mode=args.mode,
+        noise=args.noise,
+        seed=args.seed,
     ) as srv:
         if command:
             env = {**os.environ, "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "local"}

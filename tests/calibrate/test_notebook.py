@@ -56,7 +56,10 @@ def test_notebook_executes_against_the_local_server(
     assert "rejudged 86 record(s)" in streams and "verdict(s) changed" in streams
     assert "McNemar exact p" in streams
     assert "v2 significantly better: True | significantly worse: False" in streams
-    assert images >= 6
+    assert "kept: edit-2" in streams and "v1-aligned.md (edit-2)" in streams
+    assert "aligned prompt vs v1: weighted κ 0.404 -> 0.522" in streams
+    assert "significantly better: True" in streams
+    assert images >= 7
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "error"]  # fmt: skip
     assert not errors
