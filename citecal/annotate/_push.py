@@ -61,6 +61,7 @@ from citecal.annotate._rounds import (
 )
 from citecal.annotate._sampling import (
     Strategy,
+    abstained_group,
     active_uncertainty,
     citation_group,
     sampling_weights,
@@ -569,7 +570,8 @@ def push_evaluation(
         weights, design = None, "active"
     else:
         chosen = select_citations(valid, sample, strategy, seed)
-        weights, design = sampling_weights(valid, chosen, strategy, citation_group)
+        group = abstained_group if strategy == "abstained" else citation_group
+        weights, design = sampling_weights(valid, chosen, strategy, group)
     identity = repository_identity(str(repo) if repo is not None else result.repo, result.rev)
     with repo_reader(result, repo) as read_code:
         built = build_records(

@@ -16,8 +16,22 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from citecal.models import CitationResult, support_score
 
-Strategy = Literal["all", "uncertain", "stratified", "active"]
-STRATEGIES: tuple[Strategy, ...] = ("all", "uncertain", "stratified", "active")
+Strategy = Literal["all", "uncertain", "stratified", "active", "abstained"]
+STRATEGIES: tuple[Strategy, ...] = ("all", "uncertain", "stratified", "active", "abstained")
+ABSTAINED_FLOOR = 0.1
+"""``abstained``: the share of the sample drawn uniformly from the decided citations, so
+every citation can be drawn and ``estimate`` stays valid (README "The cascade")."""
+
+
+def abstained(c: CitationResult) -> bool:
+    """The cascade sent this citation to a person (README "The cascade")."""
+    return c.verdict == "unverified" and c.suggested_action == "annotate"
+
+
+def abstained_group(c: CitationResult) -> tuple[str, str]:
+    """The two strata of ``--strategy abstained``: sent to a person, or decided."""
+    return ("abstained", "") if abstained(c) else ("decided", "")
+
 
 FLOOR = 0.3
 """Share of the active design that is uniform (README "How many labels").
@@ -196,6 +210,10 @@ def select_citations(
       confident verdicts (support score nearest 0.5), then report order.
     - ``stratified``: round-robin over (mode, verdict) groups, so rare kinds
       of claims and verdicts are represented.
+    - ``abstained``: what the cascade sent to a person first (README "The
+      cascade"), with at least a tenth of the sample drawn uniformly from the
+      decided citations: two strata, each drawn uniformly, so the weights of
+      :func:`sampling_weights` keep ``estimate`` valid.
     """
     pool = list(citations)
     if n is None or n >= len(pool):
@@ -225,6 +243,13 @@ def select_citations(
             for queue in queues:
                 if queue and len(chosen) < n:
                     chosen.append(queue.pop())
+    elif strategy == "abstained":
+        rng = random.Random(seed)
+        sent = [c for c in pool if abstained(c)]
+        rest = [c for c in pool if not abstained(c)]
+        floor = min(len(rest), max(1, round(n * ABSTAINED_FLOOR))) if rest else 0
+        take = min(len(sent), n - floor)
+        chosen = rng.sample(sent, take) + rng.sample(rest, min(len(rest), n - take))
     else:
         raise ValueError(f"unknown sampling strategy: {strategy}")
     order = {id(c): i for i, c in enumerate(pool)}

@@ -63,12 +63,13 @@ def _answers_spec(result: EvalResult) -> str | None:
 )
 @click.option(
     "--strategy",
-    type=click.Choice(["all", "uncertain", "stratified", "active"]),
+    type=click.Choice(["all", "uncertain", "stratified", "active", "abstained"]),
     default=None,
     help="How --sample picks: random, least certain first, spread over groups "
     "(mode × verdict; repository × verdict for citations.parquet), or active: at random "
     "with probabilities favouring uncertain verdicts, about N records a round, weighted "
-    "so estimate stays valid (eval JSON only). "
+    "so estimate stays valid (eval JSON only); or abstained: what `eval --cascade` sent to "
+    "a person first, a tenth drawn from the rest, weighted (eval JSON only). "
     "Default: all for eval JSON, stratified for citations.parquet.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed.")
@@ -133,6 +134,7 @@ def push_command(
       citecal push validation.json --dataset qa-citations
       citecal push eval.json --dataset review-blind --blind --sample 50 --strategy uncertain
       citecal push eval.json --dataset review-active --sample 100 --strategy active
+      citecal push eval.json --dataset people --sample 100 --strategy abstained
       citecal push eval.json --dataset review-yn --spec citation_support_binary
       citecal push out/citations.parquet --dataset review --sample 200 --seed 7
       citecal push eval.json --dataset review --corrections fixes.json
@@ -141,6 +143,10 @@ def push_command(
     from citecal.commands._progress import counter, progress_bar
 
     batch = is_batch_output(eval_json)
+    if batch and strategy == "abstained":
+        raise InputError(
+            "--strategy abstained is for eval JSON: push one evaluation (README 'The cascade')"
+        )
     if batch and strategy == "active":
         raise InputError(
             "--strategy active is for eval JSON: push one evaluation (README 'How many labels')"
