@@ -107,7 +107,8 @@ def hostile_files(tmp: Path, out: str) -> tuple[Path, Path]:
         f'<link rel=stylesheet href="{out}/link.css"> <iframe src="{out}/frame"></iframe> '
         f'<video src="{out}/video.mp4" autoplay></video> The `add` function has a docstring '
         "[src/app.py:2].\n\n"
-        "The `sub` function returns a difference [src/<img/src/onerror=alert(1)>.py:1-2].\n"
+        "The `sub` function returns a difference where `add` returns a sum "
+        "[src/<img/src/onerror=alert(1)>.py:1-2].\n"
     )
     return report, repo
 
@@ -288,6 +289,8 @@ def test_opening_the_record_sends_nothing_outside(
             page.screenshot(path=str(shot), full_page=True)
         finally:
             ctx.close()
+    # Whichever record the shuffled queue serves first (README "Estimates": pushes go out in a
+    # seeded random order), every one names `add` and shows the outside address as text.
     assert "add" in body and f"{env.outside.url}/" in body  # the markup is shown, as text
     assert env.outside.requests == [], f"the outside server was asked for {env.outside.requests}"
     assert [u for u in left if urlsplit(u).netloc not in own] == [] and dialogs == []
