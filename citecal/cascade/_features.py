@@ -51,6 +51,7 @@ FEATURE_NAMES: tuple[str, ...] = (
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)?")
+_CODE_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _CITATION = re.compile(r"\[[^\[\]\n]{1,300}\]")
 _NEGATION = frozenset(["not", "never", "no", "without", "cannot", "neither", "nor", "none"])
@@ -259,9 +260,8 @@ def features(item: FeatureInput) -> NDArray[np.float64]:
     overlap = sum(w in code_parts for w in claim_words)
     overlap_ctx = sum(w in context_parts for w in claim_words)
     numbers = _NUMBER.findall(claim)
-    numbers_found = sum(
-        bool(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d])", code)) for n in numbers
-    )
+    in_code = set(_CODE_NUMBER.findall(code)) if numbers else set()
+    numbers_found = sum(n in in_code for n in numbers)
     tokens = {w.lower() for w in _WORD.findall(claim)}
     lines = code.splitlines() or [""]
     comments = sum(bool(_COMMENT.match(line)) for line in lines)
@@ -281,7 +281,7 @@ def features(item: FeatureInput) -> NDArray[np.float64]:
         _share(in_context, len(names), 1.0),
         _share(overlap, len(claim_words)),
         _share(overlap_ctx, len(claim_words)),
-        fuzz.token_set_ratio(claim.lower(), code_low[:4000]) / 100.0,
+        fuzz.token_set_ratio(claim.lower(), code_low[:1500]) / 100.0,
         float(len(numbers)),
         _share(numbers_found, len(numbers), 1.0),
         float(bool(tokens & _NEGATION)),
