@@ -95,6 +95,14 @@ def bench_command() -> None:
     help="Probability that the guarantee fails.",
 )
 @click.option(
+    "--cascade",
+    "cascade_file",
+    default=None,
+    metavar="FILE|default",
+    help="Evaluate through this cascade (README 'The cascade'): rules and local tiers decide "
+    "what their thresholds allow, the judge the rest.",
+)
+@click.option(
     "--write-cascade",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
@@ -118,6 +126,7 @@ def groundtruth_command(
     agreement: str,
     delta: float,
     write_cascade: Path | None,
+    cascade_file: str | None,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -161,6 +170,11 @@ def groundtruth_command(
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
 
+    cascade = None
+    if cascade_file is not None:
+        from citecal.cascade import load_cascade
+
+        cascade = load_cascade(cascade_file)
     root = sources or dataset.resolve().parents[1] / ".citecal" / "groundtruth"
     sets = load_groundtruth(dataset, root, only)
     base = read_baseline(baseline) if baseline is not None else None
@@ -198,6 +212,7 @@ def groundtruth_command(
                     judge=judge,
                     no_judge_reason=reason,
                     report_name=str(truth.report_path),
+                    cascade=cascade,
                 )
 
         try:
