@@ -42,20 +42,8 @@ Fault = Literal[
     "past_end",
     "nonexistent",
 ]
-Category = Literal[
-    "literal",
-    "behaviour",
-    "design",
-    "quantitative",
-    "overstated",
-    "contradicted",
-    "off_range",
-    "wrong_file",
-    "wrong_symbol",
-    "hallucinated_path",
-    "past_end",
-    "nonexistent",
-]
+Category = Literal[ClaimKind, Fault]
+"""The fault when there is one, else the claim's kind."""
 Difficulty = Literal["easy", "medium", "hard"]
 CLAIM_KINDS: tuple[str, ...] = ("literal", "behaviour", "design", "quantitative")
 SCHEMA_VERSION: Literal[2] = 2

@@ -10,7 +10,6 @@ needs and nothing in it can run code.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -18,11 +17,11 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from citecal._io import atomic_write_text, read_text_file
 from citecal.cascade._thresholds import Threshold, fixed_sequence
-from citecal.cascade._verifier import LocalVerifier
+from citecal.cascade._verifier import LocalVerifier, validate_json
 from citecal.errors import InputError
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -236,14 +235,7 @@ def load_cascade(path: Path | str) -> CascadeSpec:
     else:
         text = read_text_file(Path(path), "cascade file")
         where = str(path)
-    try:
-        return CascadeSpec.model_validate(json.loads(text))
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{where}: not a citecal cascade file: {exc}") from None
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        at = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"{where}: not a citecal cascade file: {at}: {err['msg']}") from None
+    return validate_json(CascadeSpec, text, where, "a citecal cascade file")
 
 
 def save_cascade(path: Path, spec: CascadeSpec) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,6 +22,7 @@ from citecal.cascade._features import FEATURE_NAMES
 from citecal.errors import InputError
 
 MODEL_SCHEMA_VERSION = 1
+M = TypeVar("M", bound=BaseModel)
 
 
 class LocalVerifier(BaseModel):
@@ -98,16 +100,22 @@ def train_verifier(
     )
 
 
-def load_verifier(path: Path) -> LocalVerifier:
-    """Read a model file (JSON only; see the module docstring)."""
+def validate_json(model: type[M], text: str, where: str, what: str) -> M:
+    """``text`` as ``model``; every way it can fail is one InputError naming ``where``."""
     try:
-        return LocalVerifier.model_validate(json.loads(read_text_file(path, "verifier model")))
+        return model.model_validate(json.loads(text))
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{path}: not a citecal verifier model: {exc}") from None
+        raise InputError(f"{where}: not {what}: {exc}") from None
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"{path}: not a citecal verifier model: {where}: {err['msg']}") from None
+        at = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"{where}: not {what}: {at}: {err['msg']}") from None
+
+
+def load_verifier(path: Path) -> LocalVerifier:
+    """Read a model file (JSON only; see the module docstring)."""
+    text = read_text_file(path, "verifier model")
+    return validate_json(LocalVerifier, text, str(path), "a citecal verifier model")
 
 
 def save_verifier(path: Path, model: LocalVerifier) -> None:
