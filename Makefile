@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean groundtruth cascade
+.PHONY: install demo test lint bench clean groundtruth cascade docs
 
 install: $(STAMP)
 
@@ -32,6 +32,11 @@ groundtruth:  ## fetch the pinned package sources of datasets/groundtruth (sha25
 cascade: install groundtruth  ## retrain the shipped default cascade (README "The cascade")
 	$(BIN)/citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json
 
+# The documentation site (mkdocs.yml, docs/); --strict turns every warning (a broken link, a
+# page missing from the nav) into a failure. Output in site/ (ignored by git).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 lint: install
 	$(BIN)/ruff check citecal tests benchmarks
 	$(BIN)/ruff format --check citecal tests benchmarks
@@ -41,7 +46,7 @@ bench: install
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
 
 # Local Argilla stack (services/argilla/): Redis, OpenSearch, argilla-server, rq worker.
 .PHONY: argilla-up argilla-down argilla-status

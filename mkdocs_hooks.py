@@ -1,0 +1,99 @@
+"""MkDocs hook: reference pages generated from the code, so they cannot drift from it.
+
+A page asks for a generated block with an HTML comment on a line of its own:
+
+    <!-- generated: json-schema citecal.models:EvalResult -->
+    <!-- generated: config-keys -->
+    <!-- generated: annotation-columns -->
+
+The command reference comes from the click definitions through mkdocs-click
+(docs/reference/cli.md); this hook covers what mkdocs-click does not: the JSON
+schemas of the pydantic output models, every configuration key with its default,
+and the columns of the annotation table.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel
+
+_MARK = re.compile(r"^<!-- generated: (?P<kind>[\w-]+)(?: (?P<arg>\S+))? -->$", re.M)
+
+
+def _model(path: str) -> type[BaseModel]:
+    module, name = path.split(":")
+    model = getattr(importlib.import_module(module), name)
+    assert isinstance(model, type) and issubclass(model, BaseModel), path
+    return model
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def json_schema(path: str) -> str:
+    schema = _model(path).model_json_schema(mode="serialization")
+    return "```json\n" + json.dumps(schema, indent=2) + "\n```"
+
+
+def _default(field: Any) -> str:
+    if field.default_factory is not None:
+        value = field.default_factory()
+        if isinstance(value, BaseModel):
+            return "(section)"
+        if len(repr(value)) >= 80:
+            return "(list, see code)"
+        return f"`{json.dumps(value, default=str)}`"
+    return f"`{json.dumps(field.default, default=str)}`"
+
+
+def config_keys() -> str:
+    from citecal.config import Config
+
+    rows = ["| section | key | default | meaning |", "|---|---|---|---|"]
+    for section, sfield in Config.model_fields.items():
+        model = sfield.annotation
+        assert isinstance(model, type) and issubclass(model, BaseModel)
+        for key, field in model.model_fields.items():
+            rows.append(
+                f"| `[{section}]` | `{key}` | {_cell(_default(field))} "
+                f"| {_cell(field.description or '')} |"
+            )
+    return "\n".join(rows)
+
+
+def annotation_columns() -> str:
+    from citecal.annotations._row import AnnotationRow
+
+    rows = ["| column | type | required | meaning |", "|---|---|---|---|"]
+    for name, field in AnnotationRow.model_fields.items():
+        ann = field.annotation
+        kind = _cell(ann.__name__ if isinstance(ann, type) else ann).replace("typing.", "")
+        rows.append(
+            f"| `{name}` | `{kind}` | {'yes' if field.is_required() else 'no'} "
+            f"| {_cell(field.description or '')} |"
+        )
+    return "\n".join(rows)
+
+
+def render(kind: str, arg: str | None) -> str:
+    if kind == "json-schema" and arg:
+        return json_schema(arg)
+    if kind == "config-keys":
+        return config_keys()
+    if kind == "annotation-columns":
+        return annotation_columns()
+    raise ValueError(f"unknown generated block: {kind} {arg}")
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    return _MARK.sub(lambda m: render(m["kind"], m["arg"]), markdown)
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    # click 8.3 marks "no default" with a sentinel that mkdocs-click prints as is.
+    return html.replace("<code>Sentinel.UNSET</code>", "None")
