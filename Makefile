@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean groundtruth cascade docs
+.PHONY: install demo test lint bench clean groundtruth cascade docs screenshots
 
 install: $(STAMP)
 
@@ -38,6 +38,11 @@ cascade: install groundtruth  ## retrain the shipped default cascade (README "Th
 # page missing from the nav) into a failure. Output in site/ (ignored by git).
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# docs/images/: the Argilla annotation page and the HTML calibration report, taken with
+# Debian's headless Chromium from the local stack (reused when one runs on :6900).
+screenshots: install
+	$(BIN)/python scripts/screenshots.py
 
 lint: install
 	$(BIN)/ruff check citecal tests benchmarks
