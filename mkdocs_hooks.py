@@ -3,6 +3,7 @@
 A page asks for a generated block with an HTML comment on a line of its own:
 
     <!-- generated: json-schema citecal.models:EvalResult -->
+    <!-- generated: json-fields citecal.calibrate._models:CalibrationReport -->
     <!-- generated: config-keys -->
     <!-- generated: annotation-columns -->
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import typing
 from typing import Any
 
 from pydantic import BaseModel
@@ -80,9 +82,50 @@ def annotation_columns() -> str:
     return "\n".join(rows)
 
 
+def _models_under(root: type[BaseModel]) -> list[type[BaseModel]]:
+    """``root`` and every model its fields hold, in first-seen order."""
+    found: list[type[BaseModel]] = []
+
+    def visit(model: type[BaseModel]) -> None:
+        if model in found:
+            return
+        found.append(model)
+        for field in model.model_fields.values():
+            stack: list[Any] = [field.annotation]
+            while stack:
+                kind = stack.pop()
+                if isinstance(kind, type) and issubclass(kind, BaseModel):
+                    visit(kind)
+                stack.extend(typing.get_args(kind))
+
+    visit(root)
+    return found
+
+
+def _type_name(kind: Any) -> str:
+    name = kind.__name__ if isinstance(kind, type) else str(kind)
+    return re.sub(r"\b(?:typing|citecal)\.(?:\w+\.)*(\w+)", r"\1", name)
+
+
+def json_fields(path: str) -> str:
+    """One table per model: every field, its type and its description."""
+    out = []
+    for model in _models_under(_model(path)):
+        out += [f"**`{model.__name__}`**", "", "| field | type | meaning |", "|---|---|---|"]
+        for name, field in model.model_fields.items():
+            out.append(
+                f"| `{name}` | `{_cell(_type_name(field.annotation))}` "
+                f"| {_cell(field.description or '')} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
 def render(kind: str, arg: str | None) -> str:
     if kind == "json-schema" and arg:
         return json_schema(arg)
+    if kind == "json-fields" and arg:
+        return json_fields(arg)
     if kind == "config-keys":
         return config_keys()
     if kind == "annotation-columns":

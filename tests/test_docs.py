@@ -12,12 +12,17 @@ import html
 import re
 import subprocess
 import sys
+import typing
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
+from pydantic import BaseModel
 
+from citecal.answers._models import ValidateResult
+from citecal.calibrate._models import CalibrationReport
 from citecal.cli import cli
 from citecal.models import CitationResult, EvalResult, Summary
 
@@ -50,11 +55,11 @@ def _command(path: tuple[str, ...]) -> click.Command:
 
 
 @pytest.fixture(scope="module")
-def cli_reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The built command reference, one HTML section per command heading id."""
-    site = tmp_path_factory.mktemp("site")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built as `make docs` builds it."""
+    out = tmp_path_factory.mktemp("site")
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -62,6 +67,12 @@ def cli_reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         check=False,
     )
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stderr[-3000:]}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def cli_reference(site: Path) -> dict[str, str]:
+    """The built command reference, one HTML section per command heading id."""
     page = (site / "reference" / "cli" / "index.html").read_text()
     heads = list(re.finditer(r'<h[1-6] id="(citecal[\w-]*)"', page))
     return {
@@ -103,3 +114,42 @@ def test_every_eval_json_field_is_documented(field: str) -> None:
 def test_readme_shows_the_two_commands_and_stays_short() -> None:
     assert "make demo" in README and "make test" in README
     assert len(README.splitlines()) <= 250, "README is the front page: keep it to 250 lines"
+
+
+def _fields(root: type[BaseModel]) -> list[str]:
+    seen: list[type[BaseModel]] = []
+    names: list[str] = []
+
+    def visit(model: type[BaseModel]) -> None:
+        if model in seen:
+            return
+        seen.append(model)
+        for name, field in model.model_fields.items():
+            names.append(f"{model.__name__}.{name}")
+            stack: list[Any] = [field.annotation]
+            while stack:
+                kind = stack.pop()
+                if isinstance(kind, type) and issubclass(kind, BaseModel):
+                    visit(kind)
+                stack.extend(typing.get_args(kind))
+
+    visit(root)
+    return names
+
+
+OTHER_JSON_FIELDS = _fields(ValidateResult) + _fields(CalibrationReport)
+
+
+@pytest.mark.parametrize("field", OTHER_JSON_FIELDS)
+def test_every_validate_and_calibrate_json_field_is_in_the_reference(
+    field: str, site: Path
+) -> None:
+    model, name = field.split(".")
+    page = html.unescape((site / "reference" / "json-output" / "index.html").read_text())
+    # the generated tables, one after each **`Model`** line (two models may share a name)
+    tables = [
+        part.split("</table>", 1)[0]
+        for part in page.split(f"<strong><code>{model}</code></strong>")[1:]
+    ]
+    assert tables, f"JSON reference has no table for {model}"
+    assert any(f"<code>{name}</code>" in t for t in tables), f"JSON reference lacks {field}"
