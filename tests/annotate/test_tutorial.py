@@ -1,4 +1,4 @@
-"""The tutorial (docs/tutorial/index.md) runs as written against the real Argilla stack.
+"""The tutorial (docs/tutorial/index.md) and README's loop run as written against the real stack.
 
 Its console blocks are executed in order in a scratch directory with the bundled data, as a
 newcomer would type them; the only changes are names made unique (the dataset and the two
@@ -29,12 +29,24 @@ pytestmark = pytest.mark.integration
 TUTORIAL = ROOT / "docs" / "tutorial" / "index.md"
 
 
-def tutorial_steps() -> list[tuple[str, list[str]]]:
-    text = TUTORIAL.read_text()
+README = ROOT / "README.md"
+
+
+def page_steps(page: Path, after: str = "") -> list[tuple[str, list[str]]]:
+    """The console commands of ``page`` (from the heading ``after`` on, to the next heading)."""
+    text = page.read_text()
+    if after:
+        text = text.split(after, 1)[1].split("\n## ", 1)[0]
     steps: list[tuple[str, list[str]]] = []
     for body in re.findall(r"^```console\n(.*?)^```", text, re.S | re.M):
         steps += console_steps(body)
     return steps
+
+
+LOOPS = {
+    "tutorial": (lambda: page_steps(TUTORIAL), "shopcart-tutorial"),
+    "readme": (lambda: page_steps(README, "## The loop in six commands"), "shopcart-review"),
+}
 
 
 def run_steps(steps, work: Path, env: dict[str, str], subst: dict[str, str]) -> list[str]:
@@ -69,10 +81,13 @@ def run_steps(steps, work: Path, env: dict[str, str], subst: dict[str, str]) -> 
     return outputs
 
 
-def test_the_tutorial_runs_as_written(argilla_stack: Stack, tmp_path: Path) -> None:
+@pytest.mark.parametrize("loop", sorted(LOOPS))
+def test_the_loop_runs_as_written(loop: str, argilla_stack: Stack, tmp_path: Path) -> None:
+    """The tutorial, and README's loop in six commands."""
     tag = uuid.uuid4().hex[:8]
     dataset, alice, bob = f"test_tutorial_{tag}", f"test_tut_alice_{tag}", f"test_tut_bob_{tag}"
-    subst = {"shopcart-tutorial": dataset, "alice": alice, "bob": bob}
+    steps_of, shown_dataset = LOOPS[loop]
+    subst = {shown_dataset: dataset, "alice": alice, "bob": bob}
     work = tmp_path / "work"
     work.mkdir()
     for name in ("datasets", ".venv"):
@@ -89,8 +104,8 @@ def test_the_tutorial_runs_as_written(argilla_stack: Stack, tmp_path: Path) -> N
         "TMPDIR": str(tmp_path),  # the tutorial's own `export T=$(mktemp -d)` lands here
     }
     (tmp_path / "T").mkdir()
-    steps = [s for s in tutorial_steps() if not s[0].startswith("make ")]
-    assert len(steps) >= 10, "the tutorial lost its commands"
+    steps = [s for s in steps_of() if not s[0].startswith("make ")]
+    assert len(steps) >= 7, f"the {loop} lost its commands"
     split = max(i for i, (cmd, _) in enumerate(steps) if cmd.startswith("citecal annotators add"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -99,7 +114,8 @@ def test_the_tutorial_runs_as_written(argilla_stack: Stack, tmp_path: Path) -> N
         before = run_steps(steps[: split + 1], work, env, subst)
         env["T"] = (tmp_path / "T.path").read_text()
         keys = re.findall(r"API key:\s+(\S+)", "".join(before))
-        assert len(keys) == 2, "annotators add did not print two API keys"
+        people = sum(cmd.startswith("citecal annotators add") for cmd, _ in steps)
+        assert len(keys) == people, "annotators add did not print an API key per person"
         assert len(list(tmp_path.glob("*/eval.json"))) == 1
         ds = owner.datasets(dataset, workspace="citecal")
         records = owner.api.http_client.get(
@@ -118,7 +134,8 @@ def test_the_tutorial_runs_as_written(argilla_stack: Stack, tmp_path: Path) -> N
                 )
                 assert resp.status_code == 201, resp.text
         after = run_steps(steps[split + 1 :], work, env, subst)
-        assert "80 annotations (2 annotators, 40 of 40 records answered" in after[0], after[0]
+        pulled = f"{40 * people} annotations ({people} annotators, 40 of 40 records answered"
+        assert pulled in after[0], after[0]
         (report,) = tmp_path.glob("*/calibration.html")
         assert report.stat().st_size > 10_000
     finally:
