@@ -133,6 +133,42 @@ def render(kind: str, arg: str | None) -> str:
     raise ValueError(f"unknown generated block: {kind} {arg}")
 
 
+def help_markdown(help_string: str) -> list[str]:
+    """A click help text as Markdown: its ``\\b`` paragraphs (click's "do not rewrap") become
+    code blocks, so the examples and tables of ``--help`` keep their lines on the page."""
+    import inspect
+
+    out: list[str] = []
+    for para in inspect.cleandoc(help_string).split("\n\n"):
+        lines = para.splitlines()
+        if lines and lines[0].strip() == "\b":
+            body = lines[1:]
+            if body and body[0].rstrip().endswith(":") and not body[0].startswith(" "):
+                out += [body[0], ""]  # "Examples:" stays a sentence above its block
+                body = body[1:]
+            if all(not ln.startswith(" ") and "  " not in ln.strip() for ln in body):
+                out += [*body, ""]  # prose kept unwrapped in a terminal, e.g. exit codes
+            else:
+                out += ["```text", *body, "```", ""]
+        else:
+            out += [*lines, ""]
+    return out
+
+
+def on_config(config: Any, **_: Any) -> Any:
+    # mkdocs-click prints a help text as one paragraph; keep click's \b blocks as blocks.
+    import click
+    from mkdocs_click import _docs
+
+    def make_description(ctx: click.Context, remove_ascii_art: bool = False) -> Any:
+        help_string = ctx.command.help or ctx.command.short_help
+        if help_string:
+            yield from help_markdown(help_string)
+
+    _docs._make_description = make_description
+    return config
+
+
 def on_page_markdown(markdown: str, **_: Any) -> str:
     return _MARK.sub(lambda m: render(m["kind"], m["arg"]), markdown)
 
