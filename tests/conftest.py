@@ -46,3 +46,12 @@ def _no_user_config(
 ) -> None:
     """Tests never read the developer's own ``~/.config/citecal/config.toml``."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print how many documentation examples ran (tests/test_doc_examples.py), when it did."""
+    import sys
+
+    module = sys.modules.get("test_doc_examples")
+    if module is not None and any(module.COUNTS.values()):
+        terminalreporter.write_line(module.summary_line())

@@ -4,7 +4,7 @@
 worker, :mod:`._tables` the Parquet output (schemas, committed parts,
 deduplicated reads), :mod:`._cluster` the connection and the cluster-wide
 judge limit, :mod:`._run` the driver. README "Many reports" and
-docs/scale.md describe the whole.
+docs/explanation/scale.md describe the whole.
 """
 
 from citecal.batch._cluster import ClusterSlots, connect, dashboard_link, judge_slots

@@ -30,7 +30,7 @@ LOCAL_CLUSTER_CONFIG: dict[str, object] = {
     # Dask samples every worker thread's stack every 10 ms for its dashboard's
     # profile, and wakes each process 50 times a second to watch its event loop
     # and system load. On CPU-bound Python tasks that is 5-10% of a core per
-    # worker (docs/scale.md, "Worker settings"); citecal reports its own timings,
+    # worker (docs/explanation/scale.md, "Worker settings"); citecal reports its own timings,
     # so the local cluster it starts samples rarely and does not profile.
     "distributed.worker.profile.enabled": False,
     "distributed.admin.system-monitor.interval": "5s",

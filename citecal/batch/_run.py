@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
 DEFAULT_TASK_SIZE = 20
-"""Reports per task: big enough that scheduling costs little per report (docs/scale.md),
+"""Reports per task: big enough that scheduling costs little per report (docs/explanation/scale.md),
 small enough that a lost worker costs little work and the last tasks balance."""
 
 

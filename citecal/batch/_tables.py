@@ -361,7 +361,7 @@ class BatchOutput:
         if not keys:
             return
         # Imported here: pyarrow.dataset loads pandas (~40 MB), which workers,
-        # who only write parts, do not need (docs/scale.md, memory per worker).
+        # who only write parts, do not need (docs/explanation/scale.md, memory per worker).
         import pyarrow.dataset as ds
 
         schema = SCHEMAS[name]

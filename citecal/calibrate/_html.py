@@ -36,6 +36,8 @@ h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid 
 .scroll{max-width:100%;overflow-x:auto}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;max-width:100%}
 table.wide{width:100%;table-layout:fixed;font-size:.8rem}
+table.wide td,table.wide th{overflow-wrap:break-word;hyphens:none}
+table.wide th{overflow-wrap:normal}
 td,th{border:1px solid #ddd;padding:.25rem .5rem;vertical-align:top;text-align:left}
 th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .plots{display:flex;flex-wrap:wrap;gap:1rem}.plots img{max-width:100%;border:1px solid #eee}
@@ -48,8 +50,19 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 _FENCE = re.compile(r"^```[ \t]*([\w+.-]*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
-DISAGREEMENT_WIDTHS = ("7%", "8%", "10%", "14%", "29%", "7%", "5%", "11%", "9%")
-"""Column widths of the disagreement table: the cited code gets the most room."""
+DISAGREEMENT_WIDTHS = ("9%", "11%", "11%", "14%", "23%", "7%", "7%", "10%", "8%")
+"""Column widths of the disagreement table: the cited code gets the most room, and the type and
+category columns fit their longest word (``overstates_``, ``positive``) on one line."""
+
+
+def breakable(text: str) -> str:
+    """Escaped ``text`` that may wrap after ``_`` and ``/`` only, never inside a word.
+
+    The page used to let any word break anywhere, so a narrow column showed "false_po sitive";
+    a ``<wbr>`` after each underscore and slash gives the line breaks an identifier or a path
+    reads well with (issue 24).
+    """
+    return re.sub(r"([_/])", r"\1<wbr>", html.escape(text))
 
 
 def _png(fig: Figure) -> str:
@@ -76,6 +89,12 @@ def confusion_plot(m: Metrics) -> str:
 
 def reliability_plot(m: Metrics) -> str | None:
     """Reliability diagram: mean judge score per bin vs the share of humans saying supports."""
+    fig = reliability_figure(m)
+    return None if fig is None else _png(fig)
+
+
+def reliability_figure(m: Metrics) -> Figure | None:
+    """The reliability diagram's figure (its legend outside the axes, see below)."""
     if not m.reliability:
         return None
     x = [b.mean_judge_score for b in m.reliability]
@@ -91,8 +110,9 @@ def reliability_plot(m: Metrics) -> str | None:
     ax.set_xlabel("judge support score")
     ax.set_ylabel("share of humans scoring ≥ 2")
     ax.set_title("Reliability diagram")
-    ax.legend(loc="upper left", fontsize=8)
-    return _png(fig)
+    # Below the axes: inside, the legend covered points and their n= labels (issue 24).
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8, frameon=False)
+    return fig
 
 
 def error_bars(values: dict[str, Metrics], metric: str) -> FloatArray | None:
@@ -114,6 +134,12 @@ def error_bars(values: dict[str, Metrics], metric: str) -> FloatArray | None:
 
 def group_plot(by: str, values: dict[str, Metrics]) -> str | None:
     """Agreement and ρ per group value, with their 95% CIs as error bars when there are any."""
+    fig = group_figure(by, values)
+    return None if fig is None else _png(fig)
+
+
+def group_figure(by: str, values: dict[str, Metrics]) -> Figure | None:
+    """The per-group bar chart's figure (its legend outside the axes, see below)."""
     if not values:
         return None
     names = list(values)
@@ -129,8 +155,9 @@ def group_plot(by: str, values: dict[str, Metrics]) -> str | None:
     ax.set_xticks(pos, names, rotation=20, ha="right")
     ax.set_ylim(min(0.0, ax.get_ylim()[0]), 1.05)
     ax.set_title(f"By {by} (95% CI)" if with_ci else f"By {by} (no CIs)")
-    ax.legend(fontsize=8)
-    return _png(fig)
+    # Right of the axes: inside, "best" still put it over a bar or an error bar (issue 24).
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return fig
 
 
 def estimate_plot(e: EstimateReport) -> str:
@@ -346,9 +373,9 @@ def render_html(report: CalibrationReport) -> str:
                 ],
                 [
                     [
-                        e(d.type),
-                        e(d.category),
-                        e(d.citation or ""),
+                        breakable(d.type),
+                        breakable(d.category),
+                        breakable(d.citation or ""),
                         _inline(d.claim or ""),
                         code_html(d.cited_code or ""),
                         e(f"{d.judge_verdict or ''} {fmt(d.judge_score, 2)}"),

@@ -166,7 +166,7 @@ def groundtruth_command(
         run_groundtruth,
     )
     from citecal.bench import write_baseline as save_baseline
-    from citecal.commands.eval import build_judge_or_reason
+    from citecal.commands._judge import build_judge_or_reason
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
 

@@ -52,7 +52,7 @@ def run_correct(
     yes: bool = False,
 ) -> None:
     """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation)."""
-    from citecal.commands.eval import build_judge_or_reason
+    from citecal.commands._judge import build_judge_or_reason
     from citecal.correct import correct_report, unified_diff
     from citecal.correct._render import render_markdown, render_table, summary_line
     from citecal.correct._rewrite import build_rewriter

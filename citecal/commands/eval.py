@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from citecal._io import check_output, read_text_file
 from citecal.commands._emit import emit_text
+from citecal.commands._judge import build_judge_or_reason
 from citecal.commands._options import (
     ask_with_bar_paused,
     budget_line,
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from citecal.config import Config
     from citecal.models import EvalResult
     from citecal.source import SourceStore
-    from citecal.verify.judge import Budget, Judge
 
 # Stage modules are imported inside the command: ``citecal --help`` stays fast and
 # one command's heavy dependencies never load for another.
@@ -42,25 +42,6 @@ def _progress(enabled: bool) -> Progress:
         transient=True,
         disable=not enabled,
     )
-
-
-def build_judge_or_reason(
-    config: Config,
-    prompt: str | None,
-    model: str | None,
-    no_cache: bool,
-    budget: Budget | None = None,
-) -> tuple[Judge | None, str | None]:
-    """The judge, or why there is none (missing key, unreachable endpoint: degrade)."""
-    from citecal.verify.judge import JudgeUnavailable, build_judge
-
-    try:
-        judge = build_judge(
-            config.judge, prompt=prompt, model=model, use_cache=not no_cache, budget=budget
-        )
-        return judge, None
-    except JudgeUnavailable as exc:
-        return None, str(exc)
 
 
 def _dry_run(

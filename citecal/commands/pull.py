@@ -82,7 +82,10 @@ def pull_command(
     c = result.counts
     annotators = result.table["annotator"].nunique() if len(result.table) else 0
     click.echo(
-        f"wrote {c.exported} annotations ({annotators} annotators, {c.records} records, "
+        # "N of M records answered": the dataset's size alone read as if every record had
+        # been answered (issue 24, what a newcomer hit).
+        f"wrote {c.exported} annotations ({annotators} annotators, "
+        f"{c.records - c.pending_records} of {c.records} records answered, "
         f"{len(TABLE_COLUMNS)} columns) to {output} as {fmt}; skipped {c.drafts} drafts, "
         f"{c.discarded} discarded"
         + (f", {c.before_since} before --since" if since else "")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -47,8 +48,16 @@ def _run(script: str, *args: str) -> None:
         )
 
 
+def _say(config: pytest.Config, line: str) -> None:
+    """A line on the terminal even while pytest captures output: `make test` would otherwise
+    wait for the stack in silence (issue 24, what a newcomer hit)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(line)
+
+
 @pytest.fixture(scope="session")
-def argilla_stack() -> Iterator[Stack]:
+def argilla_stack(pytestconfig: pytest.Config) -> Iterator[Stack]:
     url = os.environ.get("ARGILLA_API_URL")
     if url:
         yield Stack(url.rstrip("/"), os.environ.get("ARGILLA_API_KEY") or LOCAL_API_KEY, False)
@@ -56,7 +65,16 @@ def argilla_stack() -> Iterator[Stack]:
     if answers(LOCAL_URL):
         yield Stack(LOCAL_URL, LOCAL_API_KEY, False)
         return
+    started = time.monotonic()
+    _say(
+        pytestconfig,
+        f"\nno Argilla server answers at {LOCAL_URL}: starting the local stack for the "
+        "integration tests (services/argilla/up.sh: Redis, OpenSearch, argilla-server and its "
+        "worker; the first start installs them, a few minutes; later starts ~25-45 s; "
+        "log in .citecal/argilla/logs/) ...",
+    )
     _run("up.sh")
+    _say(pytestconfig, f"local Argilla stack up in {time.monotonic() - started:.0f} s")
     try:
         yield Stack(LOCAL_URL, LOCAL_API_KEY, True)
     finally:

@@ -254,7 +254,9 @@ def test_eval_push_two_annotators_pull_calibrate(wheel: Wheel, team: Team) -> No
     pulled = run(wheel, env, "pull", "--dataset", team.dataset, "--workspace", team.workspace,
                  "-o", str(table))  # fmt: skip
     assert pulled.returncode == 0, pulled.stderr
-    assert pulled.stdout.startswith(f"wrote {2 * n} annotations (2 annotators, {n} records")
+    assert pulled.stdout.startswith(
+        f"wrote {2 * n} annotations (2 annotators, {n} of {n} records answered"
+    )
     rows = pd.read_parquet(table)
     assert sorted(rows["annotator"].unique()) == [alice, bob]
     report = tmp / "calibration.json"

@@ -525,7 +525,7 @@ def _worker_settings() -> tuple[object, object]:
 
 
 def test_the_local_cluster_workers_do_not_profile() -> None:
-    """eval-batch's own cluster runs without Dask's 10 ms stack sampler (docs/scale.md)."""
+    """eval-batch's cluster runs without Dask's 10 ms stack sampler (docs/explanation/scale.md)."""
     import dask.config
 
     from citecal.batch._cluster import connect

@@ -1,4 +1,4 @@
-"""The README's judge section stays true to the code (settings, prompt version)."""
+"""The judge how-to (docs/how-to/llm-judge.md) stays true to the code (settings, prompt version)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 from citecal.config import JudgeConfig
 from citecal.verify.judge import load_prompt
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-SECTION = README.split("<!-- section:judge -->")[1].split("<!-- /section:judge -->")[0]
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "llm-judge.md").read_text()
+SECTION = PAGE.split("<!-- section:judge -->")[1].split("<!-- /section:judge -->")[0]
 
 
 @pytest.mark.parametrize("name", sorted(JudgeConfig.model_fields))
 def test_every_judge_setting_is_documented(name: str) -> None:
-    assert f"`{name}`" in SECTION, f"README judge section does not document `{name}`"
+    assert f"`{name}`" in SECTION, f"docs/how-to/llm-judge.md does not document `{name}`"
 
 
 def test_shown_prompt_version_is_the_shipped_one() -> None:

@@ -205,7 +205,7 @@ class DirectoryVerdictCache:
     """A verdict cache that workers on several hosts share: one JSON file per key.
 
     ``citecal eval-batch`` needs a cache every Dask worker reads and writes,
-    wherever it runs (README "Many reports", docs/scale.md). SQLite is not
+    wherever it runs (README "Many reports", docs/explanation/scale.md). SQLite is not
     safe on a network filesystem (its WAL needs shared memory on one host),
     and a cache server would be one more service and credential. The batch
     already needs a filesystem all workers see (manifest, reports,

@@ -1,0 +1,32 @@
+"""The judge set-up every judging command shares: one home, so commands never import each other.
+
+``eval``, ``correct`` (and ``eval --correct``) and ``bench groundtruth`` build their judge the
+same way and degrade the same way when there is none (docs: "The LLM judge", faults).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from citecal.config import Config
+    from citecal.verify.judge import Budget, Judge
+
+
+def build_judge_or_reason(
+    config: Config,
+    prompt: str | None,
+    model: str | None,
+    no_cache: bool,
+    budget: Budget | None = None,
+) -> tuple[Judge | None, str | None]:
+    """The judge, or why there is none (missing key, unreachable endpoint: degrade)."""
+    from citecal.verify.judge import JudgeUnavailable, build_judge
+
+    try:
+        judge = build_judge(
+            config.judge, prompt=prompt, model=model, use_cache=not no_cache, budget=budget
+        )
+        return judge, None
+    except JudgeUnavailable as exc:
+        return None, str(exc)
