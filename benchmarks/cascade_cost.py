@@ -31,11 +31,10 @@ def main() -> int:
     args = parser.parse_args()
 
     from citecal.bench import load_groundtruth
-    from citecal.bench._score import match
+    from citecal.bench._folds import groundtruth_rows
     from citecal.cascade import parse_agreement
-    from citecal.cascade._apply import CONTEXT_LINES
-    from citecal.cascade._training import Row, fit_cascade, input_of, rule_of
-    from citecal.commands.eval import build_judge_or_reason
+    from citecal.cascade._training import Row, fit_cascade
+    from citecal.commands._judge import build_judge_or_reason
     from citecal.config import load_config
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
@@ -47,21 +46,8 @@ def main() -> int:
     )
     config = load_config(None, None, {})
     rows: dict[str, list[Row]] = {}
-    for truth in sets:  # training rows: eval without a judge, as bench --folds does
-        with open_store(truth.sources, None, config.validation) as store:
-            text = truth.report_path.read_text(encoding="utf-8")
-            res = evaluate_report(text, store, config, judge=None, no_judge_reason="--no-llm")
-            for s in match(truth, res):
-                if s.row is None or not s.row.valid:
-                    continue
-                r = s.row
-                lines = tuple(store.read(r.file_path).text.splitlines())
-                before = "\n".join(
-                    lines[max(0, r.start_line - 1 - CONTEXT_LINES) : r.start_line - 1]
-                )
-                rows.setdefault(truth.package, []).append(
-                    Row(truth.package, input_of(r, before, lines), rule_of(r), s.human)
-                )
+    for row in groundtruth_rows(sets, config)[1].values():  # as bench --folds trains
+        rows.setdefault(row.group, []).append(row)
     totals = {"plain": [0, 0, 0.0], "cascade": [0, 0, 0.0]}
     decided_local = 0
     t = time.perf_counter()

@@ -13,9 +13,15 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from citecal.bench._score import Scored
+from citecal._io import read_text_file
+from citecal.bench._labels import GroundTruth
+from citecal.bench._score import Scored, match
 from citecal.cascade import CascadeSpec, Item, feature_matrix, run_cascade
-from citecal.cascade._training import Row, fit_cascade
+from citecal.cascade._apply import lines_above, read_lines
+from citecal.cascade._training import Row, fit_cascade, input_of, rule_of
+from citecal.config import Config
+from citecal.pipeline import evaluate_report
+from citecal.source import open_store
 
 SCHEMA_VERSION = 1
 
@@ -139,6 +145,35 @@ def apply_held_out(spec: CascadeSpec, scored: Sequence[Scored], rows: dict[int, 
     return out
 
 
+def groundtruth_rows(
+    sets: Sequence[GroundTruth], config: Config
+) -> tuple[list[Scored], dict[int, Row]]:
+    """Every label matched to its rules-only eval row, and the cascade's training row of each
+    valid one (keyed by its index in the first list): what ``--folds`` and
+    ``--write-cascade`` learn from and score."""
+    scored: list[Scored] = []
+    rows: dict[int, Row] = {}
+    for truth in sets:
+        with open_store(truth.sources, None, config.validation) as store:
+            result = evaluate_report(
+                read_text_file(truth.report_path, "report"),
+                store,
+                config,
+                judge=None,
+                no_judge_reason="--no-llm",
+                report_name=str(truth.report_path),
+            )
+            cache: dict[str, tuple[str, ...]] = {}
+            for s in match(truth, result):
+                r = s.row
+                if r is not None and r.valid:
+                    lines = read_lines(store, r.file_path, cache)
+                    feats = input_of(r, lines_above(lines, r.start_line), lines)
+                    rows[len(scored)] = Row(truth.package, feats, rule_of(r), s.human)
+                scored.append(s)
+    return scored, rows
+
+
 def leave_one_package_out(
     scored: Sequence[Scored],
     rows: dict[int, Row],
@@ -194,5 +229,6 @@ __all__ = [
     "Held",
     "apply_held_out",
     "figures",
+    "groundtruth_rows",
     "leave_one_package_out",
 ]

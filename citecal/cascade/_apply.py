@@ -66,10 +66,13 @@ def read_lines(store: SourceStore, path: str, cache: dict[str, tuple[str, ...]])
     return cache[path]
 
 
-def context_before(lines: tuple[str, ...], outcome: Outcome) -> str:
-    """The few lines above the range: where an enclosing signature sits."""
-    start = outcome.extracted.citation.start_line
+def lines_above(lines: tuple[str, ...], start: int) -> str:
+    """The few lines above a range starting at ``start``: where an enclosing signature sits."""
     return "\n".join(lines[max(0, start - 1 - CONTEXT_LINES) : max(0, start - 1)])
+
+
+def context_before(lines: tuple[str, ...], outcome: Outcome) -> str:
+    return lines_above(lines, outcome.extracted.citation.start_line)
 
 
 def _confidence(conf: float) -> str:
@@ -202,6 +205,7 @@ __all__ = [
     "abstain",
     "context_before",
     "feature_input",
+    "lines_above",
     "post_judge",
     "pre_judge",
     "rule_decision",

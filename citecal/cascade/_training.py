@@ -66,9 +66,15 @@ def input_of(
     )
 
 
-def out_of_fold(rows: Sequence[Row], c: float = 1.0) -> NDArray[np.float64]:
-    """Each row's support probability from a verifier fit without its group."""
-    x = feature_matrix([r.features for r in rows])
+def out_of_fold(
+    rows: Sequence[Row], c: float = 1.0, x: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """Each row's support probability from a verifier fit without its group.
+
+    ``x``: the rows' feature matrix when the caller has it already.
+    """
+    if x is None:
+        x = feature_matrix([r.features for r in rows])
     y = np.asarray([r.human for r in rows], dtype=bool)
     groups = np.asarray([r.group for r in rows])
     probs = np.full(len(rows), np.nan)
@@ -95,7 +101,7 @@ def fit_cascade(
     verifier: LocalVerifier = train_verifier(
         x, y, c=c, meta={"n": len(rows), "supported": int(y.sum()), "source": labels.get("source")}
     )
-    oof = out_of_fold(rows, c)
+    oof = out_of_fold(rows, c, x)
     items = [
         Item(
             rule=r.rule,

@@ -262,40 +262,15 @@ def _cascade_bench(
 ) -> None:
     """``--folds package`` / ``--write-cascade``: rules → local verifier (README "The cascade")."""
     from citecal.bench import load_groundtruth
-    from citecal.bench._folds import leave_one_package_out
+    from citecal.bench._folds import groundtruth_rows, leave_one_package_out
     from citecal.bench._render import render_folds_markdown, render_folds_table
-    from citecal.bench._score import Scored, match
     from citecal.cascade import parse_agreement, save_cascade
-    from citecal.cascade._apply import CONTEXT_LINES
-    from citecal.cascade._training import Row, fit_cascade, input_of, rule_of
-    from citecal.pipeline import evaluate_report
-    from citecal.source import open_store
+    from citecal.cascade._training import fit_cascade
 
     levels = parse_agreement(agreement)
     root = sources or dataset.resolve().parents[1] / ".citecal" / "groundtruth"
     sets = load_groundtruth(dataset, root, only)
-    config = load_config(None, config_file, {})
-    scored: list[Scored] = []
-    rows: dict[int, Row] = {}
-    for truth in sets:
-        with open_store(truth.sources, None, config.validation) as store:
-            result = evaluate_report(
-                truth.report_path.read_text(encoding="utf-8"),
-                store,
-                config,
-                judge=None,
-                no_judge_reason="--no-llm",
-                report_name=str(truth.report_path),
-            )
-            for s in match(truth, result):
-                if s.row is not None and s.row.valid:
-                    r = s.row
-                    lines = tuple(store.read(r.file_path).text.splitlines())
-                    lo = max(0, r.start_line - 1 - CONTEXT_LINES)
-                    before = "\n".join(lines[lo : max(0, r.start_line - 1)])
-                    feats = input_of(r, before, lines)
-                    rows[len(scored)] = Row(truth.package, feats, rule_of(r), s.human)
-                scored.append(s)
+    scored, rows = groundtruth_rows(sets, load_config(None, config_file, {}))
     if write_cascade is not None:
         spec = fit_cascade(
             list(rows.values()),
