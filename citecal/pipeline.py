@@ -329,6 +329,14 @@ def _analyse_parallel(
 _NAME_TOKEN = re.compile(r"[A-Za-z_$][\w$]*")
 
 
+def sentence_groups(outcomes: Sequence[Outcome]) -> list[list[int]]:
+    """Indexes of the outcomes of each sentence (a claim and its paragraph), in report order."""
+    groups: dict[tuple[int, str], list[int]] = {}
+    for i, o in enumerate(outcomes):
+        groups.setdefault((o.extracted.paragraph_index, o.extracted.claim_text), []).append(i)
+    return list(groups.values())
+
+
 def credit_siblings(outcomes: Sequence[Outcome]) -> list[Outcome]:
     """A citation is never rejected for lacking what its sentence's other citations show.
 
@@ -338,11 +346,8 @@ def credit_siblings(outcomes: Sequence[Outcome]) -> list[Outcome]:
     same sentence shows that name, the rejection is withdrawn and the judge
     (or the cascade) decides.
     """
-    groups: dict[tuple[int, str], list[int]] = {}
-    for i, o in enumerate(outcomes):
-        groups.setdefault((o.extracted.paragraph_index, o.extracted.claim_text), []).append(i)
     out = list(outcomes)
-    for members in groups.values():
+    for members in sentence_groups(outcomes):
         if len(members) < 2:
             continue
         for i in members:
@@ -439,14 +444,13 @@ def judge_requests(
 
     k = config.judge.context_lines
     requests: list[JudgeRequest] = []
-    groups: dict[tuple[int, str], list[Outcome]] = {}
-    for o in analysis.outcomes:
-        groups.setdefault((o.extracted.paragraph_index, o.extracted.claim_text), []).append(o)
+    outcomes = analysis.outcomes
+    sentence_of = {i: members for members in sentence_groups(outcomes) for i in members}
     for i in indexes:
-        o = analysis.outcomes[i]
+        o = outcomes[i]
         siblings = tuple(
             (str(s.extracted.citation), s.validation.cited_content or "")
-            for s in groups[(o.extracted.paragraph_index, o.extracted.claim_text)]
+            for s in (outcomes[j] for j in sentence_of[i])
             if s is not o and s.validation.valid
         )
         c = o.extracted.citation
