@@ -44,6 +44,11 @@ Fault = Literal[
 ]
 Category = Literal[ClaimKind, Fault]
 """The fault when there is one, else the claim's kind."""
+FaultClass = Literal["placement", "content"]
+"""Placement: the claim is true, cited in the wrong place. Content: nothing in the package
+supports it (a behaviour it does not have, a misremembered default, an overstated
+guarantee). datasets/groundtruth/README.md, "Label file format"."""
+CONTENT_FAULTS: frozenset[str] = frozenset({"overstated", "contradicted", "nonexistent"})
 Difficulty = Literal["easy", "medium", "hard"]
 CLAIM_KINDS: tuple[str, ...] = ("literal", "behaviour", "design", "quantitative")
 SCHEMA_VERSION: Literal[2] = 2
@@ -82,13 +87,38 @@ class CitationLabel(_Strict):
     claim_kind: ClaimKind | None = Field(None, description="Null where a v1 label did not say.")
     fault: Fault | None = Field(None, description="What is wrong with the citation, if anything.")
     sentence: str | None = Field(None, description="Id of the sentence label, with 2+ citations.")
+    fault_class: FaultClass | None = Field(
+        None,
+        description="placement or content; derived from fault and correct where not written.",
+    )
 
     @model_validator(mode="after")
     def _category_agrees(self) -> CitationLabel:
         expected = self.fault or self.claim_kind
         if expected is not None and self.category != expected:
             raise ValueError(f"category {self.category!r} should be {expected!r} (fault or kind)")
+        if self.fault_class is not None and self.fault is None and self.human_score >= 2:
+            raise ValueError("fault_class is for a citation with a fault (score <= 1)")
+        if self.fault_class == "content" and self.correct is not None:
+            raise ValueError("a content fault has no correct location (nothing supports it)")
         return self
+
+    @property
+    def error_class(self) -> FaultClass | None:
+        """Placement or content for an unsupported citation (None when it supports its claim).
+
+        Written labels say it in ``fault_class``; older ones are read from their fault: a
+        content fault (overstated, contradicted, nonexistent) with nowhere better to cite
+        is content, everything else (a shifted range, the neighbouring symbol, a path or
+        range that does not exist, or a true claim that has a right place) is placement.
+        """
+        if self.fault_class is not None:
+            return self.fault_class
+        if self.fault is None and self.human_score >= 2 and self.structural == "valid":
+            return None
+        if self.fault in CONTENT_FAULTS and self.correct is None:
+            return "content"
+        return "placement"
 
     @property
     def key(self) -> tuple[str, int, int, int]:
@@ -277,7 +307,9 @@ def load_groundtruth(
 
 __all__ = [
     "CLAIM_KINDS",
+    "CONTENT_FAULTS",
     "CitationLabel",
+    "FaultClass",
     "GroundTruth",
     "LabelSet",
     "Location",
