@@ -143,7 +143,7 @@ def test_the_spread_across_held_out_packages() -> None:
             false_rejects=0,
             unsupported_caught=1.0,
             decided_by={},
-        )  # fmt: skip
+        )
         for d, a in ((2, 1.0), (4, 0.5), (9, 0.8), (0, None))
     ]
     spread = _folds.spread(figs)
