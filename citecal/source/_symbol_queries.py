@@ -304,6 +304,82 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
         method_containers=frozenset({"class_definition", "object_definition", "trait_definition"}),
         function_boundaries=frozenset({"function_definition", "lambda_expression"}),
     ),
+    "swift": LanguageSpec(
+        grammar="swift",
+        string_types=("line_string_literal", "multi_line_string_literal", "raw_string_literal"),
+        comment_types=("comment", "multiline_comment"),
+        query="""
+(protocol_declaration name: (type_identifier) @name) @definition.interface
+(class_declaration declaration_kind: "struct" name: (type_identifier) @name) @definition.struct
+(class_declaration declaration_kind: "enum" name: (type_identifier) @name) @definition.enum
+(class_declaration declaration_kind: "extension" name: (user_type (type_identifier) @name))
+  @definition.impl
+(class_declaration name: (type_identifier) @name) @definition.class
+(function_declaration name: (simple_identifier) @name) @definition.function
+(protocol_function_declaration name: (simple_identifier) @name) @definition.method
+(init_declaration "init" @name) @definition.method
+(source_file (property_declaration name: (pattern (simple_identifier) @name)) @definition.variable)
+(property_declaration name: (pattern (simple_identifier) @name)) @definition.field
+(protocol_property_declaration name: (pattern (simple_identifier) @name)) @definition.field
+(typealias_declaration name: (type_identifier) @name) @definition.type
+(enum_entry name: (simple_identifier) @name) @definition.constant
+""",
+        method_containers=frozenset({"class_declaration", "protocol_declaration"}),
+        function_boundaries=frozenset({"function_declaration", "lambda_literal"}),
+    ),
+    "objc": LanguageSpec(
+        grammar="objc",
+        string_types=("string_literal",),
+        comment_types=("comment",),
+        query="""
+(class_interface . (identifier) @name category: (identifier)) @definition.impl
+(class_interface . (identifier) @name) @definition.class
+(class_implementation . (identifier) @name) @definition.impl
+(protocol_declaration . (identifier) @name) @definition.interface
+(method_declaration (method_type) . (identifier) @name) @definition.method
+(method_definition (method_type) . (identifier) @name) @definition.method
+(property_declaration (struct_declaration (struct_declarator (identifier) @name)))
+  @definition.field
+(property_declaration (struct_declaration (struct_declarator
+  (pointer_declarator declarator: (identifier) @name)))) @definition.field
+; React Native's exported methods: RCT_EXPORT_METHOD(name:(Type)arg ...)
+(macro_type_specifier name: (identifier) @_macro
+  (ERROR . (type_descriptor type: (type_identifier) @name))
+  (#any-of? @_macro "RCT_EXPORT_METHOD" "RCT_REMAP_METHOD"
+    "RCT_EXPORT_BLOCKING_SYNCHRONOUS_METHOD")) @definition.method
+"""
+        + _C_COMMON,
+    ),
+    "clojure": LanguageSpec(
+        grammar="clojure",
+        string_types=("str_lit",),
+        comment_types=("comment",),
+        query="""
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#any-of? @_def "defn" "defn-" "defmacro" "defmulti" "definline")) @definition.function
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#eq? @_def "defmethod")) @definition.method
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#any-of? @_def "defprotocol" "definterface")) @definition.interface
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#any-of? @_def "defrecord" "deftype" "defstruct")) @definition.struct
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#any-of? @_def "def" "defonce")) @definition.variable
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#eq? @_def "ns")) @definition.module
+""",
+    ),
+    "bash": LanguageSpec(
+        grammar="bash",
+        string_types=("string", "raw_string", "heredoc_body"),
+        comment_types=("comment",),
+        query="""
+(function_definition name: (word) @name) @definition.function
+(program (variable_assignment name: (variable_name) @name) @definition.variable)
+(program (declaration_command (variable_assignment name: (variable_name) @name))
+  @definition.variable)
+""",
+    ),
 }
 """Tree-sitter queries per language (the node-type tables of the index)."""
 
@@ -329,6 +405,17 @@ LANGUAGE_ALIASES: dict[str, str] = {
     "kt": "kotlin",
     "kts": "kotlin",
     "sc": "scala",
+    "swift": "swift",
+    "objective-c": "objc",
+    "objectivec": "objc",
+    "m": "objc",
+    "mm": "objc",
+    "clj": "clojure",
+    "cljs": "clojure",
+    "cljc": "clojure",
+    "sh": "bash",
+    "shell": "bash",
+    "zsh": "bash",
 }
 """Other spellings of the languages in :data:`LANGUAGE_QUERIES`."""
 

@@ -510,6 +510,17 @@ def _index_tree(
     return definitions, strings, comments
 
 
+def has_symbol_index(language: str | None) -> bool:
+    """True when citecal's symbol index knows ``language``'s definitions (a query exists).
+
+    Code in any other language is searched as text only: its definitions are
+    unknown, so no caller may conclude that a name is defined nowhere from it
+    (docs/explanation/routing.md, "Languages").
+    """
+    lang = normalize_language(language)
+    return lang is not None and lang in LANGUAGE_QUERIES
+
+
 MAX_PARSE_CHARS = 2_000_000
 """Larger files (minified bundles, generated code) get the token-only index:
 tree-sitter would need seconds and hundreds of MB for them, and their
@@ -571,5 +582,6 @@ __all__ = [
     "Span",
     "SymbolIndex",
     "build_symbol_index",
+    "has_symbol_index",
     "normalize_language",
 ]
