@@ -137,8 +137,10 @@ class RepoIndex:
         self._token_ids: dict[str, tuple[int, ...]] = {}
         self.skipped: int = 0
         self.text_only: set[str] = set()
-        """Files in a language without a symbol index: searched as text, their definitions
-        unknown (docs/explanation/routing.md, "Languages")."""
+        """Files whose definitions are not all known: a language without a symbol index, or
+        a parse that recovered from syntax errors (a macro the grammar does not know, Groovy
+        the grammar reads loosely). Searched as text too; absence from the index proves nothing
+        there (docs/explanation/routing.md, "Languages")."""
 
     # ----------------------------------------------------------------- build
 
@@ -191,7 +193,7 @@ class RepoIndex:
 
     def _add_file(self, path: str, source: SourceFile, text: str, corpus: list[list[int]]) -> None:
         symbols = build_symbol_index(text, source.language)
-        if not symbols.parsed:
+        if not symbols.parsed or symbols.syntax_errors:
             self.text_only.add(path)
         entry = IndexedFile(source, symbols)
         self.files[path] = entry
@@ -312,7 +314,8 @@ class RepoIndex:
         return best
 
     def text_only_uses(self, name: str) -> list[str]:
-        """Files searched as text only (no symbol index) in which ``name`` appears.
+        """Files whose definitions are not all known (:attr:`text_only`) in which ``name``
+        appears.
 
         Their definitions are unknown, so a name found there may be defined there: a
         caller must not conclude the repository defines nothing by that name.

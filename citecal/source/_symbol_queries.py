@@ -32,6 +32,23 @@ class LanguageSpec:
     comment_types: tuple[str, ...]
     method_containers: frozenset[str] = frozenset()
     function_boundaries: frozenset[str] = frozenset()
+    line_patterns: tuple[LinePattern, ...] = ()
+    """Definitions written through macros the grammar cannot read (React Native's
+    ``RCT_EXPORT_METHOD(name:…)``): found by a regular expression over the text."""
+
+
+@dataclass(frozen=True, slots=True)
+class LinePattern:
+    """A definition found by ``regex`` (group ``name``, matched at the start of a line).
+
+    ``end`` says where it ends: ``braces`` at the brace closing the first ``{`` after
+    the match, or ``at_end`` at the next line starting with ``@end`` (Objective-C).
+    A definition the tree query already found on the same line is not added twice.
+    """
+
+    regex: str
+    kind: str
+    end: str = "braces"
 
 
 _JS_COMMON = """
@@ -219,6 +236,18 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
   declarator: (qualified_identifier name: (identifier) @name))) @definition.method
 (field_declaration declarator: (function_declarator declarator: (field_identifier) @name))
   @definition.method
+(function_definition declarator: (pointer_declarator
+  declarator: (function_declarator declarator: (field_identifier) @name))) @definition.method
+(function_definition declarator: (reference_declarator
+  (function_declarator declarator: (field_identifier) @name))) @definition.method
+(function_definition declarator: (function_declarator declarator: (destructor_name) @name))
+  @definition.method
+(field_declaration_list (function_definition
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.method)
+(field_declaration_list (declaration
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.method)
+(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name))
+  @definition.field
 (class_specifier name: (type_identifier) @name body: (_)) @definition.class
 (namespace_definition name: (namespace_identifier) @name) @definition.module
 """
@@ -319,7 +348,7 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
 (protocol_function_declaration name: (simple_identifier) @name) @definition.method
 (init_declaration "init" @name) @definition.method
 (source_file (property_declaration name: (pattern (simple_identifier) @name)) @definition.variable)
-(property_declaration name: (pattern (simple_identifier) @name)) @definition.field
+(class_body (property_declaration name: (pattern (simple_identifier) @name)) @definition.field)
 (protocol_property_declaration name: (pattern (simple_identifier) @name)) @definition.field
 (typealias_declaration name: (type_identifier) @name) @definition.type
 (enum_entry name: (simple_identifier) @name) @definition.constant
@@ -342,13 +371,20 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
   @definition.field
 (property_declaration (struct_declaration (struct_declarator
   (pointer_declarator declarator: (identifier) @name)))) @definition.field
-; React Native's exported methods: RCT_EXPORT_METHOD(name:(Type)arg ...)
-(macro_type_specifier name: (identifier) @_macro
-  (ERROR . (type_descriptor type: (type_identifier) @name))
-  (#any-of? @_macro "RCT_EXPORT_METHOD" "RCT_REMAP_METHOD"
-    "RCT_EXPORT_BLOCKING_SYNCHRONOUS_METHOD")) @definition.method
 """
         + _C_COMMON,
+        line_patterns=(
+            # tree-sitter reads these macro calls differently in every context
+            LinePattern(
+                r"[ \t]*RCT_(?:EXPORT|EXPORT_BLOCKING_SYNCHRONOUS)_METHOD\s*\(\s*(?P<name>\w+)",
+                "method",
+            ),
+            LinePattern(r"[ \t]*RCT_REMAP_METHOD\s*\(\s*(?P<name>\w+)\s*,", "method"),
+            LinePattern(r"@implementation\s+(?P<name>\w+)", "impl", "at_end"),
+            LinePattern(r"@interface\s+(?P<name>\w+)\s*\(", "impl", "at_end"),
+            LinePattern(r"@interface\s+(?P<name>\w+)\b(?!\s*\()", "class", "at_end"),
+            LinePattern(r"@protocol\s+(?P<name>\w+)\b(?!\s*;)", "interface", "at_end"),
+        ),
     ),
     "clojure": LanguageSpec(
         grammar="clojure",
@@ -368,6 +404,46 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
 (list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
   (#eq? @_def "ns")) @definition.module
 """,
+    ),
+    "groovy": LanguageSpec(
+        # The bundled Groovy grammar reads code as commands of units and blocks, not as
+        # declarations: a definition is a command whose words (modifiers, a type, `def`)
+        # come before a block opening with `name(...)`, a class keyword before its name, a
+        # field a name before `=`. 157 of 182 gpars methods are found; a parse that
+        # recovered from errors is not proof of absence (docs/explanation/routing.md).
+        grammar="groovy",
+        string_types=("string",),
+        comment_types=("line_comment", "block_comment"),
+        query="""
+(command (unit (identifier) @_kw) . [(unit (identifier) @name) (block . (unit (identifier) @name))]
+  (#eq? @_kw "interface")) @definition.interface
+(command (unit (identifier) @_kw) . [(unit (identifier) @name) (block . (unit (identifier) @name))]
+  (#eq? @_kw "enum")) @definition.enum
+(command (unit (identifier) @_kw) . [(unit (identifier) @name) (block . (unit (identifier) @name))]
+  (#eq? @_kw "trait")) @definition.trait
+(command (unit (identifier) @_kw) . [(unit (identifier) @name) (block . (unit (identifier) @name))]
+  (#eq? @_kw "class")) @definition.class
+(command (unit (identifier) @_word) . (block . (unit . (func . (identifier) @name)))
+  (#not-any-of? @_word "return" "new" "throw" "assert" "if" "else" "while" "for"))
+  @definition.function
+(command (unit) . (unit (identifier) @name) . (operators) @_op (#eq? @_op "="))
+  @definition.field
+""",
+        line_patterns=(
+            # an annotation with arguments before a class derails the grammar
+            LinePattern(
+                r"[ \t]*(?:(?:public|protected|private|abstract|final|static)\s+)*"
+                r"class\s+(?P<name>[A-Za-z_]\w*)",
+                "class",
+            ),
+            LinePattern(
+                r"[ \t]*(?:(?:public|protected|private|abstract)\s+)*"
+                r"interface\s+(?P<name>[A-Za-z_]\w*)",
+                "interface",
+            ),
+            LinePattern(r"[ \t]*(?:(?:public|private)\s+)*enum\s+(?P<name>[A-Za-z_]\w*)", "enum"),
+            LinePattern(r"[ \t]*(?:(?:public|private)\s+)*trait\s+(?P<name>[A-Za-z_]\w*)", "trait"),
+        ),
     ),
     "bash": LanguageSpec(
         grammar="bash",
@@ -428,4 +504,10 @@ def normalize_language(language: str | None) -> str | None:
     return LANGUAGE_ALIASES.get(name, name)
 
 
-__all__ = ["LANGUAGE_ALIASES", "LANGUAGE_QUERIES", "LanguageSpec", "normalize_language"]
+__all__ = [
+    "LANGUAGE_ALIASES",
+    "LANGUAGE_QUERIES",
+    "LanguageSpec",
+    "LinePattern",
+    "normalize_language",
+]

@@ -104,8 +104,8 @@ def test_a_claim_naming_code_in_an_unindexed_language_is_never_removed(
     assert [c.strategy for c in run.output.corrections if c.strategy == "remove"] == []
     (left,) = run.output.remaining
     assert left.reason == (
-        "the claim names `Packer`, which appears in msgpk/_packer.pyx (code citecal searches "
-        "as text only, so its definitions are unknown): left for review"
+        "the claim names `Packer`, which appears in msgpk/_packer.pyx (code whose definitions "
+        "citecal cannot all know: searched as text): left for review"
     )
 
 
@@ -115,6 +115,18 @@ def test_a_claim_naming_nothing_anywhere_is_still_removed(
     text = "`Unpacker` streams objects from a socket [msgpk/unpacker.py:1-4].\n"
     run = _correct(repo, text, *judge_config)
     assert [c.strategy for c in run.output.corrections] == ["remove"]
+
+
+def test_a_file_parsed_with_syntax_errors_is_not_proof_of_absence(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    root.mkdir()
+    # a macro the C grammar does not know around a definition
+    (root / "a.c").write_text("EXPORT_API(int) broken(int x {\n  return helper(x);\n}\n")
+    (root / "b.c").write_text("int fine(int x) {\n  return x;\n}\n")
+    with open_store(root) as store:
+        index = RepoIndex.build(store)
+    assert index.text_only == {"a.c"}
+    assert index.text_only_uses("helper") == ["a.c"]
 
 
 def test_a_repository_of_only_unindexed_code_can_be_corrected(tmp_path: Path) -> None:

@@ -459,6 +459,20 @@ def test_range_queries_agree_with_a_linear_scan(blocks: list[str], start: int, w
             },
         ),
         (
+            "groovy",
+            "@CompileStatic(value = TypeCheckingMode.PASS)\nclass Builder {\n"
+            "    static final int TIMEOUT = 30\n    def get(Closure c) { c.call() }\n"
+            "    Object post(Map args) {\n        return pool.submit(args) { it }\n    }\n}\n"
+            "interface Client { def request() }\n",
+            {
+                ("Builder", "class", 2),
+                ("TIMEOUT", "field", 3),
+                ("get", "function", 4),
+                ("post", "function", 5),
+                ("Client", "interface", 9),
+            },
+        ),
+        (
             "bash",
             "BATS_VERSION=1.11\nexport BATS_ROOT=/x\nrun() {\n  local x=1\n}\n"
             "function other {\n  :\n}\n",
