@@ -90,9 +90,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         rf"(?:\w+\s+)?{_VERDICT_WORD}\b",
     ),
     # Forged prompt structure: chat-template tokens, role headers, the prompts' own data tags.
+    # `[INST]` right after a name or a bracket is a subscript (`_instances[inst]`), not a token.
     (
         "structure",
-        r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[/?INST\]|<</?SYS>>"
+        r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|(?<![\w\])])\[/?INST\]|<</?SYS>>"
         r"|</?\s*untrusted_input\s*>|^\s*#{1,4}\s*(?:system|assistant)\s*(?:prompt|message)?\s*:?\s*$"
         r"|\b(?:system\s+prompt|end\s+of\s+(?:the\s+)?(?:untrusted\s+)?(?:input|data|code|claim))\b"
         r"(?=[^\n]{0,60}\b(?:ignore|new|now|instruction|follow|answer|you))",
