@@ -64,7 +64,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "address",
         rf"\b(?:note|notes|message|instructions?|attention|hint|memo|reminder|info|information"
-        rf"|directive|important)\s*(?:for|to)?\s+(?:the\s+|any\s+|all\s+|every\s+)?{_READER}\b",
+        rf"|directive|important)\s*(?:for|to)?\s+(?:the\s+|any\s+|all\s+|every\s+)?{_READER}\b"
+        # a possessive names someone else's thing ("the message to the agent's queue" in an
+        # actor library, javadoc's `agent\s`), not the reader being addressed
+        r"(?!['\u2019]s\b|\\s\b)",
     ),
     ("address", rf"\b(?:dear|hey|hi|hello|attention)\s+{_READER}\b"),
     ("address", rf"(?:^|[\s#/*;-]){_READER}\s*(?:,|:)\s*(?:please\s+|you\s+|ignore|answer|mark)"),
