@@ -71,11 +71,16 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     ("address", rf"\b(?:dear|hey|hi|hello|attention)\s+{_READER}\b"),
     ("address", rf"(?:^|[\s#/*;-]){_READER}\s*(?:,|:)\s*(?:please\s+|you\s+|ignore|answer|mark)"),
-    # "answer supports", "respond with supported", "mark this claim as verified"
+    # "answer supports", "respond with supported", "mark this claim as verified". Marking,
+    # rating and classifying take an object or "as" before the verdict: a bare
+    # "classify true" is code talking about booleans (cached's `"decode error must classify
+    # true"` test message), not an instruction.
     (
         "verdict",
-        r"(?<![\w.=])(?:answer|respond|reply|mark|rate|grade|classify|treat|consider)"
+        r"(?<![\w.=])(?:(?:answer|respond|reply)"
         r"(?:\s+(?:with|as|that|it|this|each|every|all|the|claims?|citations?|them)|\s*:)*"
+        r"|(?:mark|rate|grade|classify|treat|consider)"
+        r"(?:\s+(?:with|as|that|it|this|each|every|all|the|claims?|citations?|them)|\s*:)+)"
         rf"\s+[\"'`]?{_VERDICT_WORD}[\"'`]?(?!\s*[(=.\[\w])"
         r"(?=[^\n]{0,80}\b(?:claims?|citations?|judge|review|verdict|answer|respond|this file)"
         r"|[^\n]{0,3}$|[^\n]{0,3}[.!])",
