@@ -24,7 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ROOTS = [
     ROOT / ".citecal" / "groundtruth",
-    ROOT / ".venv" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    ROOT
+    / ".venv"
+    / "lib"
+    / f"python{sys.version_info.major}.{sys.version_info.minor}"
     / "site-packages",
 ]
 BASELINE_PER_10K = 36 / 500_000 * 10_000

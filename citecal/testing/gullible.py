@@ -95,6 +95,7 @@ RULES_WORDS = {
 }
 DISCARD_CJK = "忽略 无视 無視 忘记 忘記 無視 忘れ 무시 잊"
 RULES_CJK = "指令 指示 规则 規則 命令 ルール 지시 지침 명령 규칙"
+ANSWER_KEYS = ("confidence", "score", "reasoning", "verdict")
 YOU_WORDS = "you eres tu vous du sie voce ты вы"
 YOU_CJK = "你是 あなたは 당신은 너는"
 
@@ -213,6 +214,7 @@ def instruction(text: str) -> str | None:
             (_ORDER, _VERDICT),
             (_STATEMENT, _VERDICT),
             (_YOU, _READER),
+            (_VERDICT, ANSWER_KEYS),
         ):
             got = _near(words, a, b)
             if got is not None:

@@ -27,9 +27,12 @@ from citecal.verify.judge._estimate import estimate_cost
 from citecal.verify.judge._injection import (
     INJECTION_REASON,
     Injection,
+    batch_injection,
     find_injection,
+    hold_back,
     request_injection,
     screen,
+    suspicion,
 )
 from citecal.verify.judge._judge import (
     CONFIDENCE_CERTAINTY,
@@ -83,6 +86,7 @@ __all__ = [
     "VerdictCache",
     "VerdictStore",
     "apply_verdicts",
+    "batch_injection",
     "available_prompts",
     "build_judge",
     "cache_key",
@@ -93,6 +97,7 @@ __all__ = [
     "estimate_cost",
     "find_injection",
     "find_price",
+    "hold_back",
     "is_loopback_url",
     "load_prompt",
     "make_batches",
@@ -108,4 +113,5 @@ __all__ = [
     "response_format",
     "retry_after_s",
     "screen",
+    "suspicion",
 ]

@@ -55,7 +55,7 @@ def estimate_cost(
             if cache is None:
                 store.close()
         hits = len(screened) - len(pending)
-    batches = make_batches(pending, config.max_batch_size)
+    batches = make_batches(pending, config.max_batch_size, config.max_code_lines)
     n_prompt = 0
     completion_tokens = 0
     for b in batches:

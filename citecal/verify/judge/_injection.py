@@ -22,6 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from dataclasses import replace
+
+from citecal.models import Verdict
 from citecal.verify.judge._normalise import fold, readings, suspicious
 from citecal.verify.judge._patterns import GATES, compiled
 from citecal.verify.judge._types import JudgeRequest
@@ -156,6 +159,24 @@ def suspicion(request: JudgeRequest, max_code_lines: int | None = None) -> str |
     return None
 
 
+def hold_back(base: Verdict | None, found: Injection, prompt_version: str | None = None) -> Verdict:
+    """The verdict of a claim held back for a person: ``unverified``, whatever a rule, the
+    local verifier or a judge would have said (README "Security"); the rule's evidence
+    (terms found and missing) is kept for the person."""
+    kept = base or Verdict(verdict="unverified", method="llm", confidence="low")
+    return replace(
+        kept,
+        verdict="unverified",
+        confidence="low",
+        score=None,
+        reasoning=found.reason(),
+        model=None,
+        prompt_version=prompt_version,
+        abstain_reason="possible prompt injection",
+        escalated_from=None,
+    )
+
+
 def screen(
     requests: Sequence[JudgeRequest], max_code_lines: int | None = None
 ) -> tuple[list[JudgeRequest], dict[str, Injection]]:
@@ -177,6 +198,7 @@ __all__ = [
     "batch_injection",
     "find_injection",
     "fold",
+    "hold_back",
     "read_together",
     "request_injection",
     "screen",

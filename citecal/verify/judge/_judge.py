@@ -47,7 +47,7 @@ from citecal.verify.judge._client import (
     TimedOut,
     Unreachable,
 )
-from citecal.verify.judge._injection import INJECTION_REASON, Injection, screen
+from citecal.verify.judge._injection import INJECTION_REASON, Injection, hold_back, screen
 from citecal.verify.judge._parse import (
     AnswerParseError,
     JudgeAnswer,
@@ -326,7 +326,12 @@ class Judge:
             coros: list[Awaitable[dict[str, Verdict]]] = [
                 from_cache(r) for r in unique if r.key in first
             ]
-            coros += [from_batch(b) for b in make_batches(pending, self.config.max_batch_size)]
+            coros += [
+                from_batch(b)
+                for b in make_batches(
+                    pending, self.config.max_batch_size, self.config.max_code_lines
+                )
+            ]
             parts = await _gather_or_cancel(coros)
         finally:
             await client.close()
@@ -368,7 +373,9 @@ class Judge:
         if not self.budget.needs_estimate():
             return 0.0
         total = 0.0
-        for batch in make_batches(list(pending), self.config.max_batch_size):
+        for batch in make_batches(
+            list(pending), self.config.max_batch_size, self.config.max_code_lines
+        ):
             messages = render_messages(
                 self.prompt, batch, self.config.max_code_lines, self.config.context_lines
             )
@@ -412,16 +419,7 @@ class Judge:
         )
 
     def _held_back(self, found: Injection) -> Verdict:
-        return Verdict(
-            verdict="unverified",
-            method="llm",
-            confidence="low",
-            score=None,
-            reasoning=found.reason(),
-            model=None,
-            prompt_version=self.prompt_version,
-            abstain_reason="possible prompt injection",
-        )
+        return hold_back(None, found, self.prompt_version)
 
     def _verdict(self, a: JudgeAnswer, model: str, tokens: int, cost: float) -> Verdict:
         return Verdict(

@@ -109,7 +109,9 @@ def prose(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-_LEET_TOKEN = re.compile(r"\b(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0134578@$!|+])[a-z0-9@$!|+]{3,}")
+_LEET_TOKEN = re.compile(
+    r"\b(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0134578@$!|+])[a-z0-9@$!|+]{3,}"
+)
 _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s",
      "!": "i", "|": "l", "+": "t"}
@@ -218,9 +220,9 @@ def readings(text: str) -> tuple[str, str]:
     leet = _leet(first)
     if leet is not None and leet != first:
         prosed.append(leet)
-    spaced = _SPACED.sub(lambda m: re.sub(r"[ .\-_·]", "", m.group(0)), first)
-    if spaced != first:
-        prosed.append(spaced)
+    spaced = _SPACED.sub(lambda m: re.sub(r"[ .\-_·]", "", m.group(0)), plain)
+    if spaced != plain:
+        prosed.append(prose(spaced))
     prosed.append(first.translate(_ROT13))
     return "\n".join(prosed), "\n".join([plain, *hidden])
 

@@ -43,8 +43,11 @@ _AI = (
 _MACHINE = r"(?:automated|automatic|ai|llm|machine|bot|robot|gpt|model|language model|ai-based)"
 _PERSON = r"(?:reviewers?|checkers?|verifiers?|auditors?|raters?|scorers?|assessors?|readers?)"
 _JUDGE = r"(?:graders?|judges?|evaluators?)"
-_READER = rf"(?:{_AI}|{_JUDGE}|{_MACHINE}[ -]{_PERSON}|{_MACHINE}[ -]{_JUDGE}|assistants?|models?)"
-_ROLE_READER = rf"(?:{_AI}|{_JUDGE}|{_MACHINE}[ -]{_PERSON}|{_MACHINE}[ -]{_JUDGE})"
+_BOT = r"(?:bots?|robots?|ai|llms?|gpt|models?|agents?)"
+_ROLE_READER = (
+    rf"(?:{_AI}|{_JUDGE}|{_MACHINE}[ -]{_PERSON}|{_MACHINE}[ -]{_JUDGE}|{_PERSON}[ -]{_BOT}"
+    rf"|{_JUDGE}[ -]{_BOT})"
+)
 _CLAIMY = r"(?:claims?|citations?|statements?|assertions?|sentences?|cited code|cited lines)"
 _VERDICT = (
     r"(?:supports|supported|fully supported|verified|correct|accurate|valid|passed"
@@ -54,9 +57,11 @@ _VERDICT = (
 EN: tuple[tuple[str, str], ...] = (
     (
         "override",
-        r"\b(?:ignore|disregard|forget|override|overrule|bypass|neglect|set aside|skip)"
+        r"\b(?:ignore|disregard|forget|override|overrule|bypass|neglect|set aside|skip"
+        r"|pay no attention to|take no notice of|do not follow|don t follow|stop following"
+        r"|no longer follow|throw away|discard)"
         r"(?: (?:all|any|every|the|your|of|these|those|my|its|such))* (?:previous|prior|above"
-        r"|earlier|preceding|former|original|system|existing|initial|foregoing|old|given)"
+        r"|earlier|preceding|former|original|system|existing|initial|foregoing|old|given|above)"
         r"(?: \w+)? (?:instructions?|prompts?|rules|directions|guidelines|directives|context"
         r"|constraints|messages|orders|commands|programming|guidance|tasks?)\b",
     ),
@@ -85,17 +90,17 @@ EN: tuple[tuple[str, str], ...] = (
         "address",
         rf"\b(?:note|notes|message|instructions?|attention|hint|memo|reminder|info|information"
         rf"|directive|important|notice|warning|request|ps) ?(?:for|to) (?:the |any |all |every "
-        rf"|our |my )?(?:{_AI}|{_JUDGE}|{_MACHINE}[ -]{_PERSON}|{_MACHINE}[ -]{_JUDGE})\b",
+        rf"|our |my )?{_ROLE_READER}\b",
     ),
     (
         "address",
         rf"\b(?:dear|hey|hi|hello|attention|greetings|psst) (?:the |all |any |my )?"
-        rf"(?:{_AI}|{_JUDGE}|{_MACHINE}[ -]{_PERSON}|{_MACHINE}[ -]{_JUDGE}|assistants?)\b",
+        rf"(?:{_ROLE_READER}|assistants?)\b",
     ),
     (
         "address",
-        rf"(?:^|[\s.;!?])(?:{_AI}|{_JUDGE}|{_MACHINE}[ -]{_PERSON}|{_MACHINE}[ -]{_JUDGE}"
-        rf"|reviewers?|assistants?)(?: reading this)? ?[:,] (?:please |kindly |you |ignore"
+        rf"(?:^|[\s.;!?])(?:{_ROLE_READER}|reviewers?|assistants?)(?: reading this)? ?[:,] "
+        r"(?:please |kindly |you |ignore"
         r"|disregard|answer|respond|reply|mark|rate|grade|output|say|treat|consider"
         r"|the (?:answer|verdict|correct|claim|citation)|this (?:claim|citation|statement|one)"
         r"|all claims|every claim|each claim|note)",
@@ -124,6 +129,12 @@ EN: tuple[tuple[str, str], ...] = (
         rf"\b(?:{_CLAIMY}|this file|this code|this module)\b.{{0,60}}\b(?:mark|treat|consider"
         rf"|rate|grade|classify|label|deem|answer|respond|accept|approve)\w* (?:\S+ ){{0,4}}"
         rf"(?:as |with )?{_VERDICT}\b",
+    ),
+    (
+        "verdict",
+        rf"(?<![\w.=])(?:mark|treat|consider|rate|grade|classify|label|deem|answer|respond|accept"
+        rf"|approve|judge|score|evaluate|flag|confirm|call|count|regard|take) (?:this|the|these|each"
+        rf"|every|all|any|that|my|our) {_CLAIMY} (?:as |to be |is |are )?(?:{_VERDICT}|true)\b",
     ),
     (
         "verdict",
@@ -212,7 +223,10 @@ ZH: tuple[tuple[str, str], ...] = (
         r"|断言|斷言|引用|主张|主張|论断|論斷)\s?[^。\n]{0,12}(?:已经|已經|已)\s?(?:被\s?)?(?:验证|驗證|确认"
         r"|確認|核实|核實|证实|證實)",
     ),
-    ("verdict", r"(?:答案|结论|結論|判定|裁决|裁決)\s?(?:是|为|為|：|:)\s?[^。\n]{0,4}(?:supports|支持)"),
+    (
+        "verdict",
+        r"(?:答案|结论|結論|判定|裁决|裁決)\s?(?:是|为|為|：|:)\s?[^。\n]{0,4}(?:supports|支持)",
+    ),
 )
 
 # ----------------------------------------------------------------------------- Spanish
@@ -252,7 +266,10 @@ ES: tuple[tuple[str, str], ...] = (
         rf"|aseveracion)(?:es)?\b(?: \S+){{0,5}} (?:ya )?(?:esta|estan|es|son|fue|fueron|ha sido"
         rf"|han sido|queda) (?:ya )?(?:verificad|correct|respaldad|confirmad|aprobad)",
     ),
-    ("verdict", r"\bla respuesta (?:correcta )?(?:es|sera|debe ser) (?:supports|respaldad|correct)"),
+    (
+        "verdict",
+        r"\bla respuesta (?:correcta )?(?:es|sera|debe ser) (?:supports|respaldad|correct)",
+    ),
 )
 
 # ----------------------------------------------------------------------------- French
@@ -313,7 +330,10 @@ DE: tuple[tuple[str, str], ...] = (
         r"(?:vorherigen|bisherigen|obigen|vorigen|fruheren|vorangegangenen|ursprunglichen)? ?"
         r"(?:anweisungen|instruktionen|regeln|vorgaben|befehle|richtlinien)\b",
     ),
-    ("role", rf"\b(?:du bist|sie sind|ihr seid) (?:jetzt |nun )?(?:eine? |der |die |das )?{_DE_AI}\b"),
+    (
+        "role",
+        rf"\b(?:du bist|sie sind|ihr seid) (?:jetzt |nun )?(?:eine? |der |die |das )?{_DE_AI}\b",
+    ),
     (
         "address",
         rf"\b(?:hinweis|nachricht|notiz|anweisung|achtung|bitte) (?:fur|an) (?:die |den |das "
@@ -352,7 +372,10 @@ JA: tuple[tuple[str, str], ...] = (
         rf"{_JA_AI}\s?(?:の皆さん|の方|様|さん|各位)?\s?(?:へ|に|宛)\s?(?:の)?\s?(?:メモ|注意|指示|お知らせ|連絡"
         rf"|メッセージ|伝言|注記)",
     ),
-    ("address", rf"(?:^|[\s。！？.])(?:親愛なる|拝啓)?\s?{_JA_AI}\s?(?:の皆さん|様|さん|各位)?\s?[：:へ]"),
+    (
+        "address",
+        rf"(?:^|[\s。！？.])(?:親愛なる|拝啓)?\s?{_JA_AI}\s?(?:の皆さん|様|さん|各位)?\s?[：:へ]",
+    ),
     (
         "verdict",
         r"(?:supports|サポート|支持|正しい|正確|検証済み|真|合格|妥当|有効)\s?(?:」|』)?\s?(?:と|で|として)\s?"
@@ -402,7 +425,10 @@ RU: tuple[tuple[str, str], ...] = (
         rf"|высказывани\w*)\b(?: \S+){{0,5}} (?:уже )?(?:был[оаи]? )?(?:уже )?(?:проверен\w*"
         rf"|подтвержден\w*|верн\w*|правильн\w*|верифицирован\w*)",
     ),
-    ("verdict", r"\b(?:правильный ответ|ответ) (?:—|-|:)? ?(?:supports|подтвержда\w*|поддерживает)\b"),
+    (
+        "verdict",
+        r"\b(?:правильный ответ|ответ) (?:—|-|:)? ?(?:supports|подтвержда\w*|поддерживает)\b",
+    ),
 )
 
 # ----------------------------------------------------------------------------- Portuguese
@@ -446,9 +472,7 @@ PT: tuple[tuple[str, str], ...] = (
 )
 
 # ----------------------------------------------------------------------------- Korean
-_KO_AI = (
-    r"(?:ai|인공지능|모델|언어\s?모델|심사위원|평가자|채점자|리뷰어|검토자|심사관|어시스턴트|판사|심사자|검증자|llm|챗봇)"
-)
+_KO_AI = r"(?:ai|인공지능|모델|언어\s?모델|심사위원|평가자|채점자|리뷰어|검토자|심사관|어시스턴트|판사|심사자|검증자|llm|챗봇)"
 KO: tuple[tuple[str, str], ...] = (
     (
         "override",
