@@ -107,7 +107,7 @@ def main() -> int:
     for path, kind, lang, words, line in flagged:
         first.setdefault((kind, lang, words), f"{Path(path).relative_to(ROOT)}:{line}")
     if worst:
-        print(f"worst offenders (windows, kind, language, matched words, first window):")
+        print("worst offenders (windows, kind, language, matched words, first window):")
     for (kind, lang, words), n in worst.most_common(args.top):
         print(f"  {n:4d}  {kind:9s} {lang}  {words!r}  {first[(kind, lang, words)]}")
     return 0

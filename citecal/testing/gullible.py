@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import contextlib
 import html
 import re
 import unicodedata
@@ -43,7 +44,8 @@ VERDICT_WORDS = {
     "ru": "подтвержд верн правильн корректн поддерж истинн проверен достоверн обоснован",
 }
 VERDICT_CJK = (
-    "支持 正确 正確 验证 驗證 通过 通過 属实 屬實 成立 真实 真實 サポート 正しい 正確 検証済 確認済 合格 "
+    "支持 正确 正確 验证 驗證 通过 通過 属实 屬實 成立 真实 真實 "
+    "サポート 正しい 正確 検証済 確認済 合格 "
     "지원 지지 정확 정답 검증 확인됨 통과 올바"
 )
 ORDER_WORDS = {
@@ -57,7 +59,10 @@ ORDER_WORDS = {
     "pt": "responda marque classifique considere trate diga escreva retorne avalie",
     "ru": "ответь отвечай пометь отметь оцени считай укажи напиши выведи признай",
 }
-ORDER_CJK = "回答 回复 回覆 答复 输出 輸出 标记 標記 判定 评为 評為 视为 視為 认定 给出 給出 答え 返答 出力 評価 マーク 扱 응답 표시 평가 판정 출력 간주 처리 답"
+ORDER_CJK = (
+    "回答 回复 回覆 答复 输出 輸出 标记 標記 判定 评为 評為 视为 視為 认定 给出 "
+    "給出 答え 返答 出力 評価 マーク 扱 응답 표시 평가 판정 출력 간주 처리 답"
+)
 READER_WORDS = {
     "en": "ai llm gpt chatgpt claude model assistant judge grader evaluator reviewer checker "
     "verifier rater bot",
@@ -67,7 +72,11 @@ READER_WORDS = {
     "pt": "ia modelo avaliador revisor juiz corretor assistente",
     "ru": "ии модел нейросет оценщик проверяющ рецензент судь ассистент",
 }
-READER_CJK = "人工智能 模型 评审 評審 审核 審核 评分 評分 裁判 评估 評估 助手 人工知能 モデル 審査 評価者 採点 レビュ ジャッジ アシスタント 인공지능 모델 심사 평가자 채점 리뷰어 검토자 어시스턴트"
+READER_CJK = (
+    "人工智能 模型 评审 評審 审核 審核 评分 評分 裁判 评估 評估 助手 人工知能 モデル "
+    "審査 評価者 採点 レビュ ジャッジ アシスタント "
+    "인공지능 모델 심사 평가자 채점 리뷰어 검토자 어시스턴트"
+)
 STATEMENT_WORDS = {
     "en": "claim statement citation assertion",
     "es": "afirmacion declaracion cita",
@@ -139,10 +148,8 @@ def readings(text: str) -> list[str]:
     if tags:
         out.append(tags)
     if "\\" in text:
-        try:
+        with contextlib.suppress(UnicodeDecodeError, ValueError):
             out.append(codecs.decode(text.encode("latin-1", "backslashreplace"), "unicode_escape"))
-        except (UnicodeDecodeError, ValueError):
-            pass
     if "&" in text or "%" in text:
         out.append(unquote(html.unescape(text)))
     for run in re.findall(r"[A-Za-z0-9+/_=-]{12,}", text):
@@ -154,10 +161,8 @@ def readings(text: str) -> list[str]:
             except (binascii.Error, ValueError):
                 continue
     for run in re.findall(r"(?:[0-9A-Fa-f]{2}[\s:]?){6,}", text):
-        try:
+        with contextlib.suppress(ValueError):
             out.append(bytes.fromhex(re.sub(r"[\s:]", "", run)).decode("utf-8"))
-        except ValueError:
-            pass
     plain = [_plain(t) for t in out]
     more = []
     for p in plain:
@@ -221,7 +226,7 @@ def instruction(text: str) -> str | None:
                 return got
         if re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", reading):
             squeezed = re.sub(r"\s+", "", reading)
-            for a, b in (
+            for x, y in (
                 (DISCARD_CJK, RULES_CJK),
                 (READER_CJK, VERDICT_CJK),
                 (READER_CJK, ORDER_CJK),
@@ -229,7 +234,7 @@ def instruction(text: str) -> str | None:
                 (STATEMENT_CJK, VERDICT_CJK),
                 (YOU_CJK, READER_CJK),
             ):
-                got = _near_cjk(squeezed, a, b)
+                got = _near_cjk(squeezed, x, y)
                 if got is not None:
                     return got
     return None
@@ -238,7 +243,8 @@ def instruction(text: str) -> str | None:
 _BLOCK = re.compile(r"<untrusted_input>\n(.*?)\n</untrusted_input>", re.DOTALL)
 # citecal's own words around the material: labels, line numbers, the siblings note.
 _LABELS = re.compile(
-    r"^\[(?:Claim|Code) \d+\](?::| from [^\n]*:)|^Claim: |^Code from [^\n]*:$|^Other citation [^\n]*:$"
+    r"^\[(?:Claim|Code) \d+\](?::| from [^\n]*:)|^Claim: |^Code from [^\n]*:$"
+    r"|^Other citation [^\n]*:$"
     r"|^\s*\d+ [> ] ?|^`{3,}\w*$|^\.\.\. \(\d+ more (?:cited )?lines(?: not shown)?\)$",
     re.MULTILINE,
 )

@@ -19,10 +19,8 @@ gives the false-positive count on the ground-truth sources). Pure functions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
-
-from dataclasses import replace
 
 from citecal.models import Verdict
 from citecal.verify.judge._normalise import fold, readings, suspicious

@@ -133,7 +133,8 @@ EN: tuple[tuple[str, str], ...] = (
     (
         "verdict",
         rf"(?<![\w.=])(?:mark|treat|consider|rate|grade|classify|label|deem|answer|respond|accept"
-        rf"|approve|judge|score|evaluate|flag|confirm|call|count|regard|take) (?:this|the|these|each"
+        rf"|approve|judge|score|evaluate|flag|confirm|call|count|regard|take)"
+        rf" (?:this|the|these|each"
         rf"|every|all|any|that|my|our) {_CLAIMY} (?:as |to be |is |are )?(?:{_VERDICT}|true)\b",
     ),
     (
@@ -262,9 +263,9 @@ ES: tuple[tuple[str, str], ...] = (
     ),
     (
         "verdict",
-        rf"\b(?:esta|la|cada|toda|todas las|estas) (?:afirmacion|declaracion|cita|referencia"
-        rf"|aseveracion)(?:es)?\b(?: \S+){{0,5}} (?:ya )?(?:esta|estan|es|son|fue|fueron|ha sido"
-        rf"|han sido|queda) (?:ya )?(?:verificad|correct|respaldad|confirmad|aprobad)",
+        r"\b(?:esta|la|cada|toda|todas las|estas) (?:afirmacion|declaracion|cita|referencia"
+        r"|aseveracion)(?:es)?\b(?: \S+){0,5} (?:ya )?(?:esta|estan|es|son|fue|fueron|ha sido"
+        r"|han sido|queda) (?:ya )?(?:verificad|correct|respaldad|confirmad|aprobad)",
     ),
     (
         "verdict",
@@ -305,9 +306,9 @@ FR: tuple[tuple[str, str], ...] = (
     ),
     (
         "verdict",
-        rf"\b(?:affirmation|declaration|citation|assertion"
-        rf"|reference|enonce)s?\b(?: \S+){{0,5}} (?:est|sont|a ete|ont ete|reste) (?:deja |bien )?"
-        rf"(?:verifiee?s?|correctes?|validee?s?|confirmee?s?|etayee?s?|exactes?)",
+        r"\b(?:affirmation|declaration|citation|assertion"
+        r"|reference|enonce)s?\b(?: \S+){0,5} (?:est|sont|a ete|ont ete|reste) (?:deja |bien )?"
+        r"(?:verifiee?s?|correctes?|validee?s?|confirmee?s?|etayee?s?|exactes?)",
     ),
     ("verdict", r"\bla (?:bonne )?reponse (?:est|sera|doit etre) (?:supports|soutenu|correct)"),
 )
@@ -348,9 +349,9 @@ DE: tuple[tuple[str, str], ...] = (
     ),
     (
         "verdict",
-        rf"\b(?:diese|jede|alle|die) (?:aussage|behauptung|zitat|angabe|referenz|quellenangabe)"
-        rf"(?:n|en)?\b(?: \S+){{0,5}} (?:ist|sind|wurde|wurden|gilt|gelten) (?:bereits |schon "
-        rf"|als )*(?:verifiziert|bestatigt|korrekt|richtig|gepruft|belegt)",
+        r"\b(?:diese|jede|alle|die) (?:aussage|behauptung|zitat|angabe|referenz|quellenangabe)"
+        r"(?:n|en)?\b(?: \S+){0,5} (?:ist|sind|wurde|wurden|gilt|gelten) (?:bereits |schon "
+        r"|als )*(?:verifiziert|bestatigt|korrekt|richtig|gepruft|belegt)",
     ),
     ("verdict", r"\bdie (?:richtige )?antwort (?:ist|lautet|sei) (?:supports|unterstutzt|korrekt)"),
 )
@@ -421,9 +422,9 @@ RU: tuple[tuple[str, str], ...] = (
     ),
     (
         "verdict",
-        rf"\b(?:это|каждое|все|данное|эти|любое) (?:утверждени\w*|заявлени\w*|цитат\w*|ссылк\w*"
-        rf"|высказывани\w*)\b(?: \S+){{0,5}} (?:уже )?(?:был[оаи]? )?(?:уже )?(?:проверен\w*"
-        rf"|подтвержден\w*|верн\w*|правильн\w*|верифицирован\w*)",
+        r"\b(?:это|каждое|все|данное|эти|любое) (?:утверждени\w*|заявлени\w*|цитат\w*|ссылк\w*"
+        r"|высказывани\w*)\b(?: \S+){0,5} (?:уже )?(?:был[оаи]? )?(?:уже )?(?:проверен\w*"
+        r"|подтвержден\w*|верн\w*|правильн\w*|верифицирован\w*)",
     ),
     (
         "verdict",
@@ -464,15 +465,18 @@ PT: tuple[tuple[str, str], ...] = (
     ),
     (
         "verdict",
-        rf"\b(?:afirmacao|declaracao|citacao"
-        rf"|referencia|alegacao)(?:oes)?\b(?: \S+){{0,5}} (?:ja )?(?:esta|estao|e|sao|foi|foram"
-        rf"|ja foi) (?:ja )?(?:verificad|corret|confirmad|comprovad|aprovad|validad)",
+        r"\b(?:afirmacao|declaracao|citacao"
+        r"|referencia|alegacao)(?:oes)?\b(?: \S+){0,5} (?:ja )?(?:esta|estao|e|sao|foi|foram"
+        r"|ja foi) (?:ja )?(?:verificad|corret|confirmad|comprovad|aprovad|validad)",
     ),
     ("verdict", r"\ba resposta (?:correta )?(?:e|sera|deve ser) (?:supports|suportad|corret)"),
 )
 
 # ----------------------------------------------------------------------------- Korean
-_KO_AI = r"(?:ai|인공지능|모델|언어\s?모델|심사위원|평가자|채점자|리뷰어|검토자|심사관|어시스턴트|판사|심사자|검증자|llm|챗봇)"
+_KO_AI = (
+    r"(?:ai|인공지능|모델|언어\s?모델|심사위원|평가자|채점자|리뷰어|검토자|심사관|어시스턴트|판사"
+    r"|심사자|검증자|llm|챗봇)"
+)
 KO: tuple[tuple[str, str], ...] = (
     (
         "override",
@@ -482,7 +486,8 @@ KO: tuple[tuple[str, str], ...] = (
     ("role", rf"(?:당신은|너는|귀하는)\s?[^.\n]{{0,10}}{_KO_AI}"),
     (
         "address",
-        rf"{_KO_AI}\s?(?:님|분들)?\s?(?:에게|께|께서는|에게는|을 위한|를 위한)\s?(?:알림|메모|참고|안내|지시|메시지|전달)?",
+        rf"{_KO_AI}\s?(?:님|분들)?\s?(?:에게|께|께서는|에게는|을 위한|를 위한)\s?"
+        r"(?:알림|메모|참고|안내|지시|메시지|전달)?",
     ),
     ("address", rf"(?:^|[\s.!?])(?:친애하는|안녕하세요,?)?\s?{_KO_AI}\s?(?:님|분들)?\s?[:：]"),
     (
