@@ -42,6 +42,9 @@ How a chat completion is answered, first match wins:
    :data:`CRITIC_EDITS`, four fixed edits, one helpful.
 
 Usage is ``characters / 4`` of the messages and of the answer unless scripted.
+A request's ``max_tokens`` (or ``max_completion_tokens``) is honoured as a model
+does: a longer answer is cut there (``finish_reason: "length"``) and its usage
+counts at most that many tokens.
 ``obey_injections=True`` makes the heuristic judge gullible, like an LLM that
 follows instructions hidden in what it judges (README "Security"): when the
 material of a request holds an instruction in any of nine languages, in any
@@ -652,6 +655,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply.status, json.dumps(body).encode(), reply.headers)
             return
         content = reply.content if reply.content is not None else ""
+        limit = req.body.get("max_tokens", req.body.get("max_completion_tokens"))
+        finish = "stop"
+        if isinstance(limit, int) and limit > 0 and _tokens(content) > limit:
+            content, finish = content[: limit * 4], "length"  # a model stops at max_tokens
         out: dict[str, Any] = {
             "id": f"chatcmpl-{id(req):x}",
             "object": "chat.completion",
@@ -661,7 +668,7 @@ class _Handler(BaseHTTPRequestHandler):
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
+                    "finish_reason": finish,
                 }
             ],
         }
@@ -670,6 +677,8 @@ class _Handler(BaseHTTPRequestHandler):
                 sum(_tokens(str(m.get("content", ""))) for m in req.messages),
                 _tokens(content),
             )
+            if isinstance(limit, int) and limit > 0:
+                completion_tokens = min(completion_tokens, limit)
             out["usage"] = {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,

@@ -12,7 +12,9 @@ from citecal.verify.judge._budget import (
     Budget,
     Ledger,
     SpendingNotApproved,
+    answer_ceiling,
     count_tokens,
+    request_ceiling,
     request_estimate,
 )
 from citecal.verify.judge._cache import (
@@ -30,6 +32,7 @@ from citecal.verify.judge._injection import (
     batch_injection,
     find_injection,
     hold_back,
+    prompt_injection,
     request_injection,
     screen,
     suspicion,
@@ -54,6 +57,7 @@ from citecal.verify.judge._prompts import (
     available_prompts,
     code_block,
     load_prompt,
+    prompt_warning,
     render_messages,
 )
 from citecal.verify.judge._rejudge import (
@@ -85,6 +89,7 @@ __all__ = [
     "SpendingNotApproved",
     "VerdictCache",
     "VerdictStore",
+    "answer_ceiling",
     "apply_verdicts",
     "available_prompts",
     "batch_injection",
@@ -103,10 +108,13 @@ __all__ = [
     "make_batches",
     "parse_batch",
     "parse_single",
+    "prompt_injection",
+    "prompt_warning",
     "prompt_with_examples",
     "rejudge_frame",
     "rejudge_requests",
     "render_messages",
+    "request_ceiling",
     "request_estimate",
     "request_injection",
     "resolve_endpoint",

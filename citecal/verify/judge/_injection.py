@@ -57,7 +57,9 @@ class Injection:
 _patterns = lru_cache(maxsize=1)(compiled)
 
 
-def find_injection(text: str, where: str = "claim") -> Injection | None:
+def find_injection(
+    text: str, where: str = "claim", kinds: frozenset[str] | None = None
+) -> Injection | None:
     """The first text in ``text`` addressed to the judge, or None (see the module doc).
 
     Every reading of the text is searched (:func:`~._normalise.readings`): NFKC, no
@@ -66,10 +68,12 @@ def find_injection(text: str, where: str = "claim") -> Injection | None:
     """
     if not text:
         return None
-    prose, structure = _patterns()
+    prose, structure, _ = _patterns()
     words, lines = readings(text)
     scripts = {lang: bool(gate.search(words)) for lang, gate in GATES.items()}
     for kind, lang, stems, pattern in prose:
+        if kinds is not None and kind not in kinds:
+            continue
         if not scripts.get(lang, True):
             continue
         if stems is not None and not any(t in words for t in stems):
@@ -81,6 +85,34 @@ def find_injection(text: str, where: str = "claim") -> Injection | None:
         m = pattern.search(lines)
         if m is not None:
             return Injection(where, kind, m.group(0).strip()[:120])
+    return None
+
+
+PROMPT_KINDS = frozenset({"override", "structure"})
+"""What counts as an injection in a judge prompt (which addresses the judge by nature)."""
+
+
+def prompt_injection(
+    text: str, where: str = "prompt", *, data_tags: bool = False
+) -> Injection | None:
+    """Text in a judge prompt (a ``--prompt`` file, an ``align`` critic's edit) that overrides
+    the instructions, forges prompt structure, or dictates a verdict unconditionally or for
+    claims picked by what they mention (README "Security").
+
+    ``data_tags``: the text is a whole prompt, whose templates put the claims between
+    ``<untrusted_input>`` tags; those tags are its own, not forged.
+    """
+    if data_tags:
+        text = text.replace("<untrusted_input>", "").replace("</untrusted_input>", "")
+    found = find_injection(text, where, PROMPT_KINDS)
+    if found is not None:
+        return found
+    _, _, prompt = _patterns()
+    words, _ = readings(text)
+    for kind, lang, _, pattern in prompt:
+        m = pattern.search(words)
+        if m is not None:
+            return Injection(where, kind, m.group(0).strip()[:120], lang)
     return None
 
 
@@ -197,6 +229,7 @@ __all__ = [
     "find_injection",
     "fold",
     "hold_back",
+    "prompt_injection",
     "read_together",
     "request_injection",
     "screen",

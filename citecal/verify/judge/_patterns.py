@@ -503,6 +503,31 @@ KO: tuple[tuple[str, str], ...] = (
     ("verdict", r"(?:정답|답|판정|결론)\s?(?:은|는|:)\s?[^.\n]{0,4}(?:supports|지원|지지)"),
 )
 
+# A judge prompt speaks to the judge and about verdicts by nature: in a prompt (a --prompt
+# file, an align critic's edit) only overrides, forged structure and verdicts dictated
+# unconditionally or for claims picked by what they mention are injections.
+PROMPT: tuple[tuple[str, str], ...] = (
+    (
+        "verdict",
+        r"\b(?:always|unconditionally|regardless|no matter what|in every case)\b.{0,60}"
+        r"\b(?:answer|respond|reply|mark|rate|output|say|judge|classify|treat)\w*\b.{0,30}"
+        r"\b(?:supports|supported|true|verified|correct|valid)\b",
+    ),
+    (
+        "verdict",
+        r"\b(?:every|all|any|each) (?:claims?|citations?|statements?)\b.{0,60}\b(?:that |which )?"
+        r"(?:mentions?|mentioning|names?|naming|cites?|citing|contains?|containing|refers? to"
+        r"|referring to|about|with the (?:word|term|name))\b.{0,80}\b(?:supports|supported"
+        r"|verified|correct|true|valid)\b",
+    ),
+    (
+        "verdict",
+        r"\b(?:answer|respond|reply|mark|rate|output|say)\w* (?:\S+ ){0,3}(?:supports|supported"
+        r"|true|verified)\b.{0,40}\b(?:for|to|on|whenever|if) (?:every|all|any|each|a) "
+        r"(?:claims?|citations?|statements?)\b",
+    ),
+)
+
 LANGUAGES: dict[str, tuple[tuple[str, str], ...]] = {
     "en": EN,
     "zh": ZH,
@@ -536,15 +561,17 @@ GATES: dict[str, re.Pattern[str]] = {
 Compiled = tuple[tuple[str, str, "tuple[str, ...] | None", re.Pattern[str]], ...]
 
 
-def compiled() -> tuple[Compiled, tuple[tuple[str, re.Pattern[str]], ...]]:
-    """(prose patterns as (kind, language, triggers, pattern), structure patterns)."""
+def compiled() -> tuple[Compiled, tuple[tuple[str, re.Pattern[str]], ...], Compiled]:
+    """(prose patterns as (kind, language, triggers, pattern), structure patterns, prompt
+    patterns)."""
     prose = tuple(
         (kind, lang, _folded(triggers(src)), re.compile(fold_pattern(src), re.MULTILINE))
         for lang, patterns in LANGUAGES.items()
         for kind, src in patterns
     )
     structure = tuple((kind, re.compile(src, re.MULTILINE)) for kind, src in STRUCTURE)
-    return prose, structure
+    prompt = tuple((kind, "en", None, re.compile(src, re.MULTILINE)) for kind, src in PROMPT)
+    return prose, structure, prompt
 
 
 def _folded(stems: tuple[str, ...] | None) -> tuple[str, ...] | None:
