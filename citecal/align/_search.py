@@ -58,7 +58,6 @@ from citecal.verify.judge._prompts import PromptTemplate, load_prompt
 from citecal.verify.judge._rejudge import apply_verdicts, rejudge_requests
 from citecal.verify.judge._types import JudgeRun
 
-
 MAX_SEED = 2**32 - 1
 """Largest ``--seed`` (numpy's seeds are 0 or more)."""
 MIN_RESAMPLES = 100
@@ -240,7 +239,7 @@ class _Search:
         est = estimate_cost(
             reqs, self.config, prompt_spec, model=self.model, use_cache=self.use_cache
         )
-        self.spend.check(est.calls, est.cost_usd, what)
+        self.spend.check(est.calls, est.ceiling_usd, what)
         judge = build_judge(
             self.config,
             prompt=prompt_spec,
@@ -290,7 +289,8 @@ class _Search:
                     self.critic, self.start.system, mismatch, self.settings.edits
                 )
                 tokens = sum(count_tokens(m["content"], self.model) for m in messages)
-                self.spend.check(1, _price(self.config, self.model, tokens, 400), "the critic")
+                ceiling = self.config.critic_max_tokens
+                self.spend.check(1, _price(self.config, self.model, tokens, ceiling), "the critic")
                 answer = ask_critic(
                     self.config,
                     base_url=base_url,
@@ -375,7 +375,8 @@ class _Search:
                 )
                 for path, keys, _ in runs
             ]
-            calls, cost = sum(e.calls for e in ests), sum(e.cost_usd for e in ests)
+            # What the candidate's requests can cost at most: the ledger reserves as much.
+            calls, cost = sum(e.calls for e in ests), sum(e.ceiling_usd for e in ests)
             try:
                 self.spend.check(calls, cost, f"candidate {recipe.name}")
             except BudgetExhausted:

@@ -156,10 +156,17 @@ class Budget:
         *,
         yes: bool = False,
         approve: Callable[[float, float], bool] | None = None,
+        max_calls: int | None = None,
     ) -> Budget:
         """The budget of a command: ``--max-cost`` over ``judge.max_cost_usd``."""
         cap = max_cost if max_cost is not None else config.max_cost_usd
-        return cls(cap, confirm_above=config.confirm_above_usd, approve=approve, approved=yes)
+        return cls(
+            cap,
+            confirm_above=config.confirm_above_usd,
+            approve=approve,
+            approved=yes,
+            max_calls=max_calls,
+        )
 
     # ------------------------------------------------------------------ ledger
 
