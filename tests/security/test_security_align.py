@@ -23,12 +23,12 @@ import pytest
 from click.testing import CliRunner
 
 from citecal.align import AlignSettings
-from citecal.align._critic import Edit, critic_messages, load_critic_prompt, screen_edits
+from citecal.align._critic import Edit, critic_messages, load_critic_prompt
 from citecal.cli import cli
 from citecal.config import JudgeConfig
 from citecal.errors import InputError
 from citecal.testing import CRITIC_EDITS, ChatRequest, FakeOpenAIServer, Reply
-from citecal.verify.judge import Budget, load_prompt, prompt_injection
+from citecal.verify.judge import Budget, load_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASET = ROOT / "datasets" / "annotations" / "annotations.parquet"
@@ -113,6 +113,9 @@ def test_the_critic_reads_claims_code_and_notes_as_fenced_data() -> None:
 
 
 def test_a_steering_edit_is_dropped_and_a_long_one_too() -> None:
+    from citecal.align._critic import screen_edits
+    from citecal.verify.judge import prompt_injection
+
     helpful = Edit("Check every part", CRITIC_EDITS[1]["instruction"])
     kept, dropped = screen_edits(
         [helpful, Edit("Helpful", HOSTILE), Edit("Long", "Be careful. " * 500)]
@@ -237,9 +240,19 @@ def test_max_calls_counts_every_request_re_asks_and_critic_included(
     assert doc["calls"] == srv.calls and doc["stopped"].startswith("--max-calls 25")
 
 
+def _drop_items_and_ramble(req: ChatRequest) -> Reply | None:
+    """Unusable batch answers, and claims asked alone answered at great length."""
+    if "prompt critic" in req.system.lower():
+        return None
+    if req.is_batch:
+        return Reply.json([])
+    return Reply.json({"reasoning": "Let me think. " * 4000, "supports": False,
+                       "confidence": "high", "score": 0.1})  # fmt: skip
+
+
 @pytest.mark.integration
 def test_max_cost_holds_for_every_request(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    srv = _server(monkeypatch, handler=_drop_items)
+    srv = _server(monkeypatch, handler=_drop_items_and_ramble)
     try:
         res = align(_small(tmp_path), "-o", str(tmp_path / "p.md"), "--max-cost", "0.01",
                     "--folds", "2", "--json", str(tmp_path / "r.json"))  # fmt: skip

@@ -30,7 +30,6 @@ from citecal.verify.judge import (
     load_prompt,
     render_messages,
     request_ceiling,
-    request_estimate,
 )
 
 pytestmark = pytest.mark.integration
