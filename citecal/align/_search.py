@@ -53,9 +53,13 @@ from citecal.models import Verdict
 from citecal.verify.judge._budget import Budget, count_tokens
 from citecal.verify.judge._cache import default_cache_path
 from citecal.verify.judge._estimate import estimate_cost
-from citecal.verify.judge._injection import INJECTION_REASON, prompt_injection
 from citecal.verify.judge._judge import Judge, build_judge, resolve_endpoint
-from citecal.verify.judge._prompts import PromptTemplate, load_prompt
+from citecal.verify.judge._prompts import (
+    PromptTemplate,
+    load_prompt,
+    parse_prompt,
+    prompt_warning,
+)
 from citecal.verify.judge._rejudge import apply_verdicts, rejudge_requests
 from citecal.verify.judge._types import JudgeRun
 
@@ -654,15 +658,9 @@ def _run(search: _Search, input_name: str) -> AlignResult:
     if kept:
         text = _final_text(search, recipe, edits)
         # README "Security": what is written is sent with every request of every later run.
-        found = prompt_injection(text, "written prompt", data_tags=True)
-        if found is not None:
-            return result.model_copy(
-                update={
-                    "kept": False,
-                    "reason": f"the written prompt holds text that steers the judge"
-                    f" ({found.text!r}: {INJECTION_REASON}); nothing written",
-                }
-            )
+        steering = prompt_warning(parse_prompt(text, search.start.name, "(the written prompt)"))
+        if steering is not None:
+            return result.model_copy(update={"kept": False, "reason": f"{steering}; not written"})
         result = result.model_copy(update={"prompt_text": text})
     return result
 
