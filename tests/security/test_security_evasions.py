@@ -199,3 +199,33 @@ def test_a_flagged_claim_goes_to_a_person_whatever_a_cascade_tier_decides(
         assert row["abstain_reason"] == "possible prompt injection", row["citation"]
         assert row["verdict"] == "unverified" and row["suggested_action"] == "annotate"
     assert any("possible prompt injection" in w for w in doc["warnings"])
+
+
+GROUNDTRUTH_SOURCES = ROOT / ".citecal" / "groundtruth"
+
+
+@pytest.mark.skipif(
+    not GROUNDTRUTH_SOURCES.is_dir(), reason="ground-truth sources not fetched (make groundtruth)"
+)
+def test_no_ground_truth_claim_goes_to_a_person_as_an_injection() -> None:
+    # Every label set's report read whole (claims, cited code, context, siblings): the
+    # screen runs on every valid citation before any tier, so a false positive here would
+    # send a real claim to a person.
+    from citecal.bench import load_groundtruth
+    from citecal.config import Config
+    from citecal.pipeline import evaluate_report
+    from citecal.source import open_store
+
+    sets = load_groundtruth(ROOT / "datasets" / "groundtruth", GROUNDTRUTH_SOURCES)
+    held, valid = [], 0
+    for gt in sets:
+        with open_store(gt.sources) as store:
+            result = evaluate_report(gt.report_path.read_text(encoding="utf-8"), store, Config())
+        valid += sum(r.valid for r in result.citations)
+        held += [
+            f"{gt.id} {r.citation}"
+            for r in result.citations
+            if r.abstain_reason == "possible prompt injection"
+        ]
+    assert valid > 800
+    assert held == []
