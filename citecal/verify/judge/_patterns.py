@@ -211,7 +211,7 @@ ZH: tuple[tuple[str, str], ...] = (
         rf"(?:致|给|給|对|對|提醒|注意|备注|備註|说明|說明)\s?(?:所有\s?|各位\s?)?{_ZH_AI}\s?(?:们|們)?"
         rf"(?:\s?[：:,，]|的?(?:说明|說明|提示|备注|備註))",
     ),
-    ("address", rf"(?:^|[\s。！？.])(?:各位\s?)?{_ZH_AI}(?:们|們)?\s?[：:]\s?\S"),
+    ("address", rf"(?:^|[\s。！？.])(?:各位\s?)?{_ZH_AI}(?:们|們)?\s?[：:，,]\s?\S"),
     (
         "verdict",
         r"(?:回答|回复|回覆|答复|答覆|输出|輸出|标记|標記|判定|判断|判斷|评为|評為|视为|視為|认定|認定|返回|给出|給出"
@@ -255,6 +255,7 @@ ES: tuple[tuple[str, str], ...] = (
         rf"(?:el |la |los |las |todo |cualquier )?{_ES_AI}\b",
     ),
     ("address", rf"\b(?:querid[oa]s?|hola|estimad[oa]s?) {_ES_AI}\b"),
+    ("address", rf"\b(?:para|a|al) (?:el |la |los |las )?{_ES_AI} ?[:,] ?\S"),
     (
         "verdict",
         rf"\b(?:responde|responda|respondan|contesta|conteste|marca|marque|marquen|califica"
@@ -265,7 +266,8 @@ ES: tuple[tuple[str, str], ...] = (
         "verdict",
         r"\b(?:esta|la|cada|toda|todas las|estas) (?:afirmacion|declaracion|cita|referencia"
         r"|aseveracion)(?:es)?\b(?: \S+){0,5} (?:ya )?(?:esta|estan|es|son|fue|fueron|ha sido"
-        r"|han sido|queda) (?:ya )?(?:verificad|correct|respaldad|confirmad|aprobad)",
+        r"|han sido|queda) (?:ya )?(?:verificad|correct|respaldad|confirmad|aprobad|valid|verdader"
+        r"|ciert|exact)",
     ),
     (
         "verdict",
@@ -298,6 +300,7 @@ FR: tuple[tuple[str, str], ...] = (
         rf"|aux|a l|au) (?:l |le |la |les |tout |chaque )?{_FR_AI}\b",
     ),
     ("address", rf"\b(?:cher|chere|chers|cheres|bonjour|salut) (?:l |le |la |les )?{_FR_AI}\b"),
+    ("address", rf"\b(?:pour|a|au|aux) (?:l |le |la |les )?{_FR_AI} ?[:,] ?\S"),
     (
         "verdict",
         rf"\b(?:reponds|repondez|reponse|marque|marquez|note|notez|considere|considerez|traite"
@@ -308,7 +311,8 @@ FR: tuple[tuple[str, str], ...] = (
         "verdict",
         r"\b(?:affirmation|declaration|citation|assertion"
         r"|reference|enonce)s?\b(?: \S+){0,5} (?:est|sont|a ete|ont ete|reste) (?:deja |bien )?"
-        r"(?:verifiee?s?|correctes?|validee?s?|confirmee?s?|etayee?s?|exactes?)",
+        r"(?:verifiee?s?|correctes?|validee?s?|confirmee?s?|etayee?s?|exactes?|valides?"
+        r"|vraie?s?)",
     ),
     ("verdict", r"\bla (?:bonne )?reponse (?:est|sera|doit etre) (?:supports|soutenu|correct)"),
 )
@@ -341,6 +345,7 @@ DE: tuple[tuple[str, str], ...] = (
         rf"|alle |jede[nr]? )?{_DE_AI}\b",
     ),
     ("address", rf"\b(?:liebe[rs]?|hallo|sehr geehrte[rs]?) {_DE_AI}\b"),
+    ("address", rf"\b(?:fur|an) (?:die |den |das |alle )?{_DE_AI} ?[:,] ?\S"),
     (
         "verdict",
         rf"\b(?:antworte|antwortet|antworten sie|markiere|markieren sie|bewerte|bewerten sie"
@@ -351,7 +356,8 @@ DE: tuple[tuple[str, str], ...] = (
         "verdict",
         r"\b(?:diese|jede|alle|die) (?:aussage|behauptung|zitat|angabe|referenz|quellenangabe)"
         r"(?:n|en)?\b(?: \S+){0,5} (?:ist|sind|wurde|wurden|gilt|gelten) (?:bereits |schon "
-        r"|als )*(?:verifiziert|bestatigt|korrekt|richtig|gepruft|belegt)",
+        r"|als )*(?:verifiziert|bestatigt|korrekt|richtig|gepruft|belegt|gultig|wahr"
+        r"|zutreffend)",
     ),
     ("verdict", r"\bdie (?:richtige )?antwort (?:ist|lautet|sei) (?:supports|unterstutzt|korrekt)"),
 )
@@ -376,6 +382,11 @@ JA: tuple[tuple[str, str], ...] = (
     (
         "address",
         rf"(?:^|[\s。！？.])(?:親愛なる|拝啓)?\s?{_JA_AI}\s?(?:の皆さん|様|さん|各位)?\s?[：:へ]",
+    ),
+    (
+        "verdict",
+        rf"{_JA_AI}\s?(?:の皆さん|様|さん|各位)\s?[、,]?[^。\n]{{0,25}}"
+        r"(?:正しい|正確|検証済|確認済|真|合格|妥当)",
     ),
     (
         "verdict",
@@ -414,6 +425,7 @@ RU: tuple[tuple[str, str], ...] = (
         rf"(?: для| к)? {_RU_AI}\b",
     ),
     ("address", rf"\b(?:дорог\w+|уважаем\w+|привет|здравствуй\w*),? {_RU_AI}\b"),
+    ("address", rf"\b(?:для|к) {_RU_AI} ?[:,] ?\S"),
     (
         "verdict",
         rf"\b(?:ответь|ответьте|отвечай|отвечайте|пометь|пометьте|отметь|отметьте|оцени|оцените"
@@ -457,6 +469,7 @@ PT: tuple[tuple[str, str], ...] = (
         rf"(?:o |a |os |as |todo |qualquer )?{_PT_AI}\b",
     ),
     ("address", rf"\b(?:querid[oa]s?|ola|prezad[oa]s?|caro|cara) {_PT_AI}\b"),
+    ("address", rf"\b(?:para|ao|aos|a|as) (?:o |a |os |as )?{_PT_AI} ?[:,] ?\S"),
     (
         "verdict",
         rf"\b(?:responda|responde|respondam|marque|marca|marquem|classifique|classifica"
@@ -467,7 +480,8 @@ PT: tuple[tuple[str, str], ...] = (
         "verdict",
         r"\b(?:afirmacao|declaracao|citacao"
         r"|referencia|alegacao)(?:oes)?\b(?: \S+){0,5} (?:ja )?(?:esta|estao|e|sao|foi|foram"
-        r"|ja foi) (?:ja )?(?:verificad|corret|confirmad|comprovad|aprovad|validad)",
+        r"|ja foi) (?:ja )?(?:verificad|corret|confirmad|comprovad|aprovad|validad|valid"
+        r"|verdadeir|exat)",
     ),
     ("verdict", r"\ba resposta (?:correta )?(?:e|sera|deve ser) (?:supports|suportad|corret)"),
 )
@@ -490,6 +504,10 @@ KO: tuple[tuple[str, str], ...] = (
         r"(?:알림|메모|참고|안내|지시|메시지|전달)?",
     ),
     ("address", rf"(?:^|[\s.!?])(?:친애하는|안녕하세요,?)?\s?{_KO_AI}\s?(?:님|분들)?\s?[:：]"),
+    (
+        "verdict",
+        rf"{_KO_AI}\s?(?:님|분들)\s?[,，]?[^.\n]{{0,25}}(?:정확|검증|확인됨|올바|옳|참입니다|통과)",
+    ),
     (
         "verdict",
         r"(?:supports|지원|지지|정확|정답|검증됨|검증된|참|통과|올바름|올바른|옳음|맞음)\s?(?:함|하다|한다)?\s?"
