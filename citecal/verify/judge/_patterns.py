@@ -182,7 +182,7 @@ STRUCTURE: tuple[tuple[str, str], ...] = (
     ),
     (
         "structure",
-        r"(?:<\|(?:im_end|endoftext|eot_id|end)\|>|\[/?inst\])\s*[^\n]{0,40}"
+        r"(?:<\|(?:im_end|endoftext|eot_id|end)\|>|(?<![\w\])])\[/?inst\])\s*[^\n]{0,40}"
         r"\b(?:system|ignore|instructions?|you are|answer|supports)\b",
     ),
     ("structure", r"^[ \t#/*>-]*#{1,4} ?(?:system|assistant)(?: prompt| message)? ?:? ?$"),
