@@ -91,9 +91,14 @@ def main() -> int:
     screened = 0
     flagged: list[tuple[str, str, str, str, int]] = []
     with mp.get_context("fork").Pool(args.workers) as pool:
-        for path, (n, hits) in zip(todo, pool.imap(screen_file, todo, chunksize=16), strict=True):
+        results = pool.imap(screen_file, todo, chunksize=16)
+        for i, (path, (n, hits)) in enumerate(zip(todo, results, strict=True), 1):
             screened += n
             flagged += [(path, kind, lang, words, line) for kind, lang, words, line in hits]
+            for kind, lang, words, line in hits:  # as found: a long run shows its offenders
+                print(f"  flagged {path}:{line} {kind}/{lang} {words!r}", file=sys.stderr)
+            if i % 2000 == 0:
+                print(f"  {i}/{len(todo)} files, {screened} windows", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - t
     rate = len(flagged) / max(screened, 1) * 10_000
     print(
