@@ -195,7 +195,7 @@ STRUCTURE: tuple[tuple[str, str], ...] = (
 
 # ----------------------------------------------------------------------------- Chinese
 _ZH_AI = (
-    r"(?:ai|人工智能|人工智慧|大模型|语言模型|語言模型|模型|评审员?|評審員?|审核员|審核員|审稿人|審稿人"
+    r"(?:人工智能|人工智慧|大模型|语言模型|語言模型|模型|评审员?|評審員?|审核员|審核員|审稿人|審稿人"
     r"|评分员|評分員|评分者|評分者|裁判|评估者|評估者|评委|評委|助手|机器人|機器人|审查员|審查員)"
 )
 ZH: tuple[tuple[str, str], ...] = (
@@ -255,11 +255,11 @@ ES: tuple[tuple[str, str], ...] = (
         rf"(?:el |la |los |las |todo |cualquier )?{_ES_AI}\b",
     ),
     ("address", rf"\b(?:querid[oa]s?|hola|estimad[oa]s?) {_ES_AI}\b"),
-    ("address", rf"\b(?:para|a|al) (?:el |la |los |las )?{_ES_AI} ?[:,] ?\S"),
+    ("address", rf"\b(?:para|al) (?:el |la |los |las )?{_ES_AI} ?[:,] ?\S"),
     (
         "verdict",
         rf"\b(?:responde|responda|respondan|contesta|conteste|marca|marque|marquen|califica"
-        rf"|califique|considera|considere|trata|trate|di|diga|escribe|escriba|devuelve|devuelva"
+        rf"|califique|considera|considere|trata|trate|diga|escribe|escriba|devuelve|devuelva"
         rf"|evalua|evalue)(?: \S+){{0,6}} (?:como |que es |con )?{_ES_V}\b",
     ),
     (
@@ -300,10 +300,10 @@ FR: tuple[tuple[str, str], ...] = (
         rf"|aux|a l|au) (?:l |le |la |les |tout |chaque )?{_FR_AI}\b",
     ),
     ("address", rf"\b(?:cher|chere|chers|cheres|bonjour|salut) (?:l |le |la |les )?{_FR_AI}\b"),
-    ("address", rf"\b(?:pour|a|au|aux) (?:l |le |la |les )?{_FR_AI} ?[:,] ?\S"),
+    ("address", rf"\b(?:pour|au|aux) (?:l |le |la |les )?{_FR_AI} ?[:,] ?\S"),
     (
         "verdict",
-        rf"\b(?:reponds|repondez|reponse|marque|marquez|note|notez|considere|considerez|traite"
+        rf"\b(?:reponds|repondez|reponse|marque|marquez|considere|considerez|traite"
         rf"|traitez|indique|indiquez|dis|dites|ecris|ecrivez|evalue|evaluez|classe|classez|juge"
         rf"|jugez)(?: \S+){{0,6}} (?:comme |que c est |par )?{_FR_V}\b",
     ),
@@ -345,7 +345,7 @@ DE: tuple[tuple[str, str], ...] = (
         rf"|alle |jede[nr]? )?{_DE_AI}\b",
     ),
     ("address", rf"\b(?:liebe[rs]?|hallo|sehr geehrte[rs]?) {_DE_AI}\b"),
-    ("address", rf"\b(?:fur|an) (?:die |den |das |alle )?{_DE_AI} ?[:,] ?\S"),
+    ("address", rf"\b(?:fur) (?:die |den |das |alle )?{_DE_AI} ?[:,] ?\S"),
     (
         "verdict",
         rf"\b(?:antworte|antwortet|antworten sie|markiere|markieren sie|bewerte|bewerten sie"
@@ -364,8 +364,8 @@ DE: tuple[tuple[str, str], ...] = (
 
 # ----------------------------------------------------------------------------- Japanese
 _JA_AI = (
-    r"(?:ai|人工知能|モデル|言語モデル|審査員|審査者|評価者|採点者|レビュアー|レビューア|レビュワー|ジャッジ|アシスタント|査読者"
-    r"|検証者|判定者|llm|チャットボット)"
+    r"(?:人工知能|モデル|言語モデル|審査員|審査者|評価者|採点者|レビュアー|レビューア|レビュワー|ジャッジ|アシスタント|査読者"
+    r"|検証者|判定者|チャットボット)"
 )
 JA: tuple[tuple[str, str], ...] = (
     (
@@ -469,7 +469,7 @@ PT: tuple[tuple[str, str], ...] = (
         rf"(?:o |a |os |as |todo |qualquer )?{_PT_AI}\b",
     ),
     ("address", rf"\b(?:querid[oa]s?|ola|prezad[oa]s?|caro|cara) {_PT_AI}\b"),
-    ("address", rf"\b(?:para|ao|aos|a|as) (?:o |a |os |as )?{_PT_AI} ?[:,] ?\S"),
+    ("address", rf"\b(?:para|ao|aos) (?:o |a |os |as )?{_PT_AI} ?[:,] ?\S"),
     (
         "verdict",
         rf"\b(?:responda|responde|respondam|marque|marca|marquem|classifique|classifica"
@@ -488,8 +488,8 @@ PT: tuple[tuple[str, str], ...] = (
 
 # ----------------------------------------------------------------------------- Korean
 _KO_AI = (
-    r"(?:ai|인공지능|모델|언어\s?모델|심사위원|평가자|채점자|리뷰어|검토자|심사관|어시스턴트|판사"
-    r"|심사자|검증자|llm|챗봇)"
+    r"(?:인공지능|모델|언어\s?모델|심사위원|평가자|채점자|리뷰어|검토자|심사관|어시스턴트|판사"
+    r"|심사자|검증자|챗봇)"
 )
 KO: tuple[tuple[str, str], ...] = (
     (
