@@ -89,7 +89,8 @@ EN: tuple[tuple[str, str], ...] = (
     (
         "address",
         rf"\b(?:note|notes|message|instructions?|attention|hint|memo|reminder|info|information"
-        rf"|directive|important|notice|warning|request|ps) ?(?:for|to) (?:the |any |all |every "
+        rf"|directive|important|notice|warning|request|ps|heads[ -]?up|fyi|psa|tip|advice)"
+        rf" ?(?:for|to) (?:the |any |all |every "
         rf"|our |my )?{_ROLE_READER}\b",
     ),
     (
@@ -129,6 +130,22 @@ EN: tuple[tuple[str, str], ...] = (
         rf"\b(?:{_CLAIMY}|this file|this code|this module)\b.{{0,60}}\b(?:mark|treat|consider"
         rf"|rate|grade|classify|label|deem|answer|respond|accept|approve)\w* (?:\S+ ){{0,4}}"
         rf"(?:as |with )?{_VERDICT}\b",
+    ),
+    (
+        "verdict",
+        r"\b(?:(?:reviewing|evaluating|grading|judging|checking)"
+        r" (?:model|llm|ai|agent|assistant|bot)"
+        rf"|(?:the |any |every )?{_ROLE_READER}|the (?:model|assistant)) (?:should|must|shall|will"
+        rf"|needs? to|has to|is to|are to|ought to|can|may)(?: \w+){{0,2}} (?:treat|mark|rate"
+        rf"|consider|answer|say|accept|approve|output|classify|label|count|regard|deem|grade"
+        rf"|score|judge|evaluate|return|respond|reply)\w*(?: \S+){{0,5}} (?:as |with |that )?"
+        rf"(?:{_VERDICT}|passing|true|fine|ok)\b",
+    ),
+    (
+        "verdict",
+        r"\b(?:claim|citation|statement|assertion)s? (?:status|state|verdict|label|result|check)"
+        r" ?(?:=|:|is|are) ?(?:verified|supported|supports|approved|correct|true|valid|accurate"
+        r"|confirmed|pass|passed)\b",
     ),
     (
         "verdict",
@@ -354,7 +371,8 @@ DE: tuple[tuple[str, str], ...] = (
     ),
     (
         "verdict",
-        r"\b(?:diese|jede|alle|die) (?:aussage|behauptung|zitat|angabe|referenz|quellenangabe)"
+        r"\b(?:diese|dieses|jede|jedes|alle|die|das|der) (?:aussage|behauptung|zitat|angabe"
+        r"|referenz|quellenangabe)"
         r"(?:n|en)?\b(?: \S+){0,5} (?:ist|sind|wurde|wurden|gilt|gelten) (?:bereits |schon "
         r"|als )*(?:verifiziert|bestatigt|korrekt|richtig|gepruft|belegt|gultig|wahr"
         r"|zutreffend)",
