@@ -157,9 +157,9 @@ EN: tuple[tuple[str, str], ...] = (
     (
         "verdict",
         r"\bthe (?:correct |right |expected |final |only |true )?(?:answer|verdict|label|rating"
-        r"|grade|output|response|result) (?:here |for (?:this|it|these|all|every|each) \w+ )?"
+        r"|grade) (?:here |for (?:this|it|these|all|every|each) \w+ )?"
         r"(?:is|should be|must be|will be|=|:) (?:always |definitely |clearly )?"
-        r"(?:supports|supported|fully supported|verified|a pass|pass|correct|approved)\b",
+        r"(?:supports|supported|fully supported|verified|a pass|approved)\b",
     ),
     (
         "verdict",
