@@ -1,6 +1,6 @@
 """False claims that end `supports` through an obeyed injection (README "Security", issue 29).
 
-The 54 evasions of `citecal.testing.evasions` (68 false claims: nine languages,
+The 74 evasions of `citecal.testing.evasions` (92 false claims: nine languages,
 encodings, invisible characters, look-alikes, literals, docstrings, context and
 sibling lines, claim–code splits, batches of five) are evaluated by `citecal eval`'s
 pipeline with the local gullible judge (`FakeOpenAIServer(obey_injections=True)`),
