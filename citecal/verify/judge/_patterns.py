@@ -46,7 +46,8 @@ _JUDGE = r"(?:graders?|judges?|evaluators?)"
 _BOT = r"(?:bots?|robots?|ai|llms?|gpt|models?|agents?)"
 _ROLE_READER = (
     rf"(?:{_AI}|{_JUDGE}|{_MACHINE}[ -]{_PERSON}|{_MACHINE}[ -]{_JUDGE}|{_PERSON}[ -]{_BOT}"
-    rf"|{_JUDGE}[ -]{_BOT})"
+    rf"|{_JUDGE}[ -]{_BOT}|(?:evaluating|reviewing|grading|judging|checking|verifying)"
+    rf" (?:models?|llms?|ai|agents?|assistants?|bots?))"
 )
 _CLAIMY = r"(?:claims?|citations?|statements?|assertions?|sentences?|cited code|cited lines)"
 _VERDICT = (
@@ -108,7 +109,7 @@ EN: tuple[tuple[str, str], ...] = (
     ),
     (
         "verdict",
-        r"(?<![\w.=])(?:answer|respond|reply|say|rate|grade|verdict|output)"
+        r"(?<![\w.=])(?:answer|respond|reply|say|rate|grade|verdict)"
         r"(?: (?:with|as|that|it|this|these|them|each|every|all|any|the|a|an|claims?|citations?"
         r"|statements?|verdict|result|is|be|must|should|only|always|simply|just|everything|to))*"
         r" ?:? (?:supports|supported|fully supported)\b",
