@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from citecal.models import Verdict
 from citecal.verify.judge._normalise import fold, readings, suspicious
-from citecal.verify.judge._patterns import GATES, compiled
+from citecal.verify.judge._patterns import GATES, compiled, trigger_keys, word_beginnings
 from citecal.verify.judge._types import JudgeRequest
 
 INJECTION_REASON = "possible prompt injection"
@@ -57,6 +57,11 @@ class Injection:
 _patterns = lru_cache(maxsize=1)(compiled)
 
 
+@lru_cache(maxsize=1)
+def _keys() -> tuple[frozenset[str] | None, ...]:
+    return tuple(trigger_keys(stems) for _, _, stems, _ in _patterns()[0])
+
+
 def find_injection(
     text: str, where: str = "claim", kinds: frozenset[str] | None = None
 ) -> Injection | None:
@@ -69,14 +74,19 @@ def find_injection(
     if not text:
         return None
     prose, structure, _ = _patterns()
+    keys = _keys()
     words, lines = readings(text)
     scripts = {lang: bool(gate.search(words)) for lang, gate in GATES.items()}
-    for kind, lang, stems, pattern in prose:
+    beginnings = word_beginnings(words)
+    for (kind, lang, stems, pattern), key in zip(prose, keys, strict=True):
         if kinds is not None and kind not in kinds:
             continue
         if not scripts.get(lang, True):
             continue
-        if stems is not None and not any(t in words for t in stems):
+        if key is not None:  # a cheap prefilter: no word begins like a trigger
+            if key.isdisjoint(beginnings):
+                continue
+        elif stems is not None and not any(t in words for t in stems):
             continue
         m = pattern.search(words)
         if m is not None:

@@ -615,6 +615,32 @@ def _folded(stems: tuple[str, ...] | None) -> tuple[str, ...] | None:
     return None if stems is None else tuple(dict.fromkeys(fold_pattern(t) for t in stems))
 
 
+_WIDE = re.compile(r"[^\x00-\u024f\u0370-\u04ff]")
+
+
+def trigger_keys(stems: tuple[str, ...] | None) -> frozenset[str] | None:
+    """Word beginnings (2 to 4 letters) one of which a text's words must have for a pattern
+    with these triggers to run, or None (run it; also for Chinese, Japanese, Korean, whose
+    words are not separated by spaces)."""
+    if stems is None or any(_WIDE.search(t) for t in stems):
+        return None
+    keys = set()
+    for t in stems:
+        first = t.split()[0] if t.split() else ""
+        if len(first) < 2:
+            return None
+        keys.add(first[:4])
+    return frozenset(keys)
+
+
+def word_beginnings(text: str) -> frozenset[str]:
+    """The 2-, 3- and 4-letter beginnings of the words of ``text`` (see :func:`trigger_keys`)."""
+    out: set[str] = set()
+    for word in set(re.findall(r"\w+", text)):
+        out.update((word[:2], word[:3], word[:4]))
+    return frozenset(out)
+
+
 _ANCHORS = (r"\b", r"(?<![\w.=])", r"(?:^|[\s.;!?])", r"(?:^|[\s。！？.])", r"(?:^|[\s.!?])")
 _META = set("\\()[]{}?*+|.^$")
 
