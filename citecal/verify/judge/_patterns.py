@@ -101,7 +101,9 @@ EN: tuple[tuple[str, str], ...] = (
     ),
     (
         "address",
-        rf"(?:^|[\s.;!?])(?:{_ROLE_READER}|reviewers?|assistants?)(?: reading this)? ?[:,] "
+        rf"(?:^|[\s.;!?])(?<!\ba )(?<!\ban )(?<!\bthe )(?<!\bto )(?<!\bby )(?<!\bof )"
+        rf"(?<!\bfor )(?<!\bwith )(?<!\bfrom )"
+        rf"(?:{_ROLE_READER}|reviewers?|assistants?)(?: reading this)? ?[:,] "
         r"(?:please |kindly |you |ignore"
         r"|disregard|answer|respond|reply|mark|rate|grade|output|say|treat|consider"
         r"|the (?:answer|verdict|correct|claim|citation)|this (?:claim|citation|statement|one)"
@@ -201,7 +203,7 @@ STRUCTURE: tuple[tuple[str, str], ...] = (
     (
         "structure",
         r"(?:<\|(?:im_end|endoftext|eot_id|end)\|>|(?<![\w\])])\[/?inst\])\s*[^\n]{0,40}"
-        r"\b(?:system|ignore|instructions?|you are|answer|supports)\b",
+        r"\b(?:system|ignore|instructions?|you are|supports)\b",
     ),
     ("structure", r"^[ \t#/*>-]*#{1,4} ?(?:system|assistant)(?: prompt| message)? ?:? ?$"),
     (
