@@ -67,6 +67,8 @@ INJECTIONS = [
 ]
 
 ORDINARY = [
+    r"Adds the message to the agent\s message queue",  # gpars' javadoc (an actor library)
+    "Sends the message to the agent's queue.",
     "the reviewer field holds the user who approved it",
     "model.fit(X, y) trains the model",
     "The assistant's reply is stored in messages.",
