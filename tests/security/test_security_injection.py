@@ -118,11 +118,10 @@ def _windows(text: str, size: int = 12, step: int = 6) -> Iterator[str]:
         yield "\n".join(lines[i : i + size])
 
 
-def _false_positives(root: Path) -> list[str]:
+def _false_positives(root: Path, every: int = 1) -> list[str]:
     found = []
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or ".git" in path.parts:
-            continue
+    files = [p for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.parts]
+    for path in files[::every]:
         try:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
@@ -156,9 +155,10 @@ def test_no_false_positive_on_the_ground_truth_claims() -> None:
     not GROUNDTRUTH_SOURCES.is_dir(), reason="ground-truth sources not fetched (make groundtruth)"
 )
 def test_no_false_positive_on_the_ground_truth_sources() -> None:
-    # Every file of the six pinned projects, in overlapping 12-line windows (a cited range
-    # with its context): README "Security" states the count, 0.
-    assert _false_positives(GROUNDTRUTH_SOURCES) == []
+    # Every 5th file of the pinned projects, in overlapping 12-line windows (a cited range
+    # with its context); benchmarks/injection_false_positives.py reads every file of them and
+    # of the installed dependencies (docs/explanation/security.md states the counts, 0).
+    assert _false_positives(GROUNDTRUTH_SOURCES, every=5) == []
 
 
 def request(
