@@ -233,7 +233,7 @@ def check_regular_file(path: Path | str, what: str = "file") -> None:
         )
 
 
-def read_regular_bytes(path: Path | str, what: str = "file") -> bytes:
+def read_regular_bytes(path: Path | str, what: str = "file", max_bytes: int | None = None) -> bytes:
     """The bytes of a regular file; a FIFO, device or socket is refused, never opened to read.
 
     README "Security": a named pipe given as a report would block the run and a
@@ -241,8 +241,10 @@ def read_regular_bytes(path: Path | str, what: str = "file") -> bytes:
     The path is ``stat``-ed first, then opened with ``O_NONBLOCK`` and checked
     again with ``fstat`` (a swap in between is refused too).
 
+    ``max_bytes`` refuses a larger file before reading it (README "Security").
+
     Raises:
-        InputError: missing, not a regular file, unreadable.
+        InputError: missing, not a regular file, unreadable, larger than ``max_bytes``.
     """
     p = Path(path)
     check_regular_file(p, what)
@@ -252,7 +254,15 @@ def read_regular_bytes(path: Path | str, what: str = "file") -> bytes:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
                 raise InputError(f"{what} is {_input_kind(st.st_mode)}, not a regular file: {p}")
-            return fh.read()
+            if max_bytes is None:
+                return fh.read()
+            data = fh.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                raise InputError(
+                    f"{what} is larger than {max_bytes // 1024} KiB: {p} (citecal reads at most"
+                    f" {max_bytes // 1024} KiB of a {what})"
+                )
+            return data
     except FileNotFoundError:
         raise InputError(f"{what} not found: {p}") from None
     except IsADirectoryError:

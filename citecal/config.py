@@ -121,8 +121,8 @@ class ExtractiveConfig(_Section):
 class PriceConfig(_Section):
     """USD per one million tokens."""
 
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
+    input: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
 
 
 def _default_pricing() -> dict[str, PriceConfig]:
@@ -172,6 +172,25 @@ class JudgeConfig(_Section):
         ge=0,
         allow_inf_nan=False,
         description="With no cap: a run estimated above this asks first (--yes skips).",
+    )
+    max_tokens: int = Field(
+        800,
+        ge=16,
+        le=100_000,
+        description="Answer tokens a judge request about one claim may use (max_tokens).",
+    )
+    max_tokens_per_claim: int = Field(
+        400,
+        ge=16,
+        le=100_000,
+        description="Answer tokens per claim of a batch request (max_tokens: this times the "
+        "claims, plus 100).",
+    )
+    critic_max_tokens: int = Field(
+        2000, ge=64, le=100_000, description="Answer tokens of one align critic request."
+    )
+    rewrite_max_tokens: int = Field(
+        600, ge=16, le=100_000, description="Answer tokens of one correct rewrite request."
     )
 
 

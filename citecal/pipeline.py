@@ -59,7 +59,13 @@ from citecal.verify._excerpt import (
 if TYPE_CHECKING:
     from citecal.cascade import CascadeSpec
     from citecal.config import JudgeConfig
-    from citecal.verify.judge import DryRunEstimate, Judge, JudgeRequest, VerdictStore
+    from citecal.verify.judge import (
+        DryRunEstimate,
+        Injection,
+        Judge,
+        JudgeRequest,
+        VerdictStore,
+    )
 
 Progress = Callable[[int, int], None]
 
@@ -479,6 +485,37 @@ def judge_requests(
     return requests
 
 
+def screen_outcomes(analysis: Analysis, store: SourceStore, config: Config) -> dict[int, Injection]:
+    """Valid citations whose claim, code, context or sibling citations speak to the judge.
+
+    Read as the judge would read them (the same request, README "Security"), by
+    outcome index. Runs before every tier of the cascade, the rules included.
+    """
+    from citecal.verify.judge import request_injection
+
+    candidates = [i for i, o in enumerate(analysis.outcomes) if o.validation.valid]
+    requests = judge_requests(analysis, candidates, store, config)
+    found = {}
+    for i, r in zip(candidates, requests, strict=True):
+        hit = request_injection(r, config.judge.max_code_lines)
+        if hit is not None:
+            found[i] = hit
+    return found
+
+
+def injection_warning(outcomes: Sequence[Outcome], held: dict[int, Injection]) -> str:
+    """One warning counting the claims held back for a person."""
+    from citecal.verify.judge import INJECTION_REASON
+
+    first = min(held)
+    found = held[first]
+    return (
+        f"{len(held)} claims not decided: {INJECTION_REASON} (text addressed to the judge,"
+        f" e.g. in the {found.where} of {outcomes[first].extracted.citation}: {found.text!r});"
+        " they are unverified with suggested action annotate, for a person to check"
+    )
+
+
 def evaluate_report(
     report_text: str,
     store: SourceStore,
@@ -516,7 +553,18 @@ def evaluate_report(
     warnings: list[str] = list(analysis.warnings)
     calls = tokens = 0
     cost = 0.0
-    indexes = routed(analysis, config)
+    # README "Security": a claim whose text or code speaks to the judge goes to a person,
+    # whatever a rule, the local verifier or a judge would decide; no tier sees it.
+    from citecal.verify.judge import hold_back
+
+    held = screen_outcomes(analysis, store, config)
+    for i, found in held.items():
+        o = outcomes[i]
+        outcomes[i] = replace(o, route="held", verdict=hold_back(o.verdict, found))
+    if held:
+        warnings.append(injection_warning(outcomes, held))
+        analysis = replace(analysis, outcomes=outcomes)
+    indexes = [i for i in routed(analysis, config) if i not in held]
     decided_by: dict[str, int] = {}
     if cascade is not None:
         from citecal.cascade._apply import pre_judge

@@ -129,9 +129,8 @@ def _toml_only(ctx: click.Context, param: click.Parameter, value: Path | None) -
     return value
 
 
-def _finite_dollars(
-    ctx: click.Context, param: click.Parameter, value: float | None
-) -> float | None:
+def finite_dollars(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Click callback: an amount of dollars is finite and 0 or more (NaN is no cap)."""
     import math
 
     if value is not None and not (math.isfinite(value) and value >= 0):
@@ -155,7 +154,7 @@ def spending_options(fn: F) -> F:
         type=float,
         default=None,
         metavar="USD",
-        callback=_finite_dollars,
+        callback=finite_dollars,
         help="Stop judging at this cost; claims left are unverified ('budget reached'). "
         "Default: judge.max_cost_usd.",
     )(fn)
@@ -170,7 +169,12 @@ def can_ask() -> bool:
 
 
 def make_budget(
-    judge_config: JudgeConfig, max_cost: float | None, yes: bool, *, ask: bool | None = None
+    judge_config: JudgeConfig,
+    max_cost: float | None,
+    yes: bool,
+    *,
+    ask: bool | None = None,
+    max_calls: int | None = None,
 ) -> Budget:
     """The run's spending rules: the cap, or a question above the threshold (or a refusal)."""
     from citecal.verify.judge import Budget
@@ -186,7 +190,9 @@ def make_budget(
         )
 
     asking = can_ask() if ask is None else ask
-    return Budget.from_config(judge_config, max_cost, yes=yes, approve=approve if asking else None)
+    return Budget.from_config(
+        judge_config, max_cost, yes=yes, approve=approve if asking else None, max_calls=max_calls
+    )
 
 
 def budget_line(budget: Budget) -> str | None:

@@ -62,11 +62,11 @@ def _strata(text: str) -> tuple[str, ...]:
 )
 @click.option(
     "--target-width",
-    type=click.FloatRange(0.0, 1.0, min_open=True),
+    type=click.FloatRange(0.001, 1.0),
     default=None,
     metavar="W",
-    help="Say how many labels would bring the corrected interval to width W, under the "
-    "current design and under uniform sampling (README 'How many labels').",
+    help="Say how many labels would bring the corrected interval to width W (0.001 to 1), "
+    "under the current design and under uniform sampling (README 'How many labels').",
 )
 @click.option(
     "--fail-under",

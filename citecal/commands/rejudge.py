@@ -150,6 +150,11 @@ def rejudge_command(
         table = anchor_records(table)
     requests = rejudge_requests(table)
     config = load_config(None, config_file, {}).judge
+    from citecal.verify.judge import load_prompt, prompt_warning
+
+    steering = prompt_warning(load_prompt(prompt))  # README "Security"
+    if steering is not None:
+        click.echo(f"warning: {steering}", err=True)
     with tempfile.TemporaryDirectory(prefix="citecal-rejudge-") as tmp:
         prompt_spec = prompt
         if few_shot_from is not None:  # mined for --dry-run too: same errors, same prompt

@@ -99,14 +99,15 @@ class Rewriter:
     def _ask(self, messages: list[dict[str, str]]) -> str | None:
         import openai
 
-        from citecal.verify.judge._budget import BUDGET_REASON, request_estimate
+        from citecal.verify.judge._budget import BUDGET_REASON, request_ceiling
         from citecal.verify.judge._judge import resolve_endpoint
         from citecal.verify.judge._pricing import cost_usd
 
         base_url, api_key = resolve_endpoint(self.config.judge)
         # Rewrites spend from the judge's budget (README "Security").
         budget = self.judge.budget
-        estimate = request_estimate(messages, 1, self.model, self.config.judge)
+        ceiling = self.config.judge.rewrite_max_tokens
+        estimate = request_ceiling(messages, ceiling, self.model, self.config.judge)
         if not budget.reserve(estimate):
             self.last_reason = f"{BUDGET_REASON}: no rewrite requested"
             return None
@@ -121,6 +122,7 @@ class Rewriter:
                     messages=messages,  # type: ignore[arg-type]
                     temperature=self.config.judge.temperature,
                     timeout=self.config.judge.timeout_s,
+                    max_tokens=ceiling,  # README "Security": every request is bounded
                 )
             finally:
                 await client.close()

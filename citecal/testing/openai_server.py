@@ -42,10 +42,14 @@ How a chat completion is answered, first match wins:
    :data:`CRITIC_EDITS`, four fixed edits, one helpful.
 
 Usage is ``characters / 4`` of the messages and of the answer unless scripted.
+A request's ``max_tokens`` (or ``max_completion_tokens``) is honoured as a model
+does: a longer answer is cut there (``finish_reason: "length"``) and its usage
+counts at most that many tokens.
 ``obey_injections=True`` makes the heuristic judge gullible, like an LLM that
 follows instructions hidden in what it judges (README "Security"): when the
-user message holds text addressed to a reviewer, judge, model or assistant, or
-dictating a verdict (:data:`OBEYED`), every claim of that request is answered
+material of a request holds an instruction in any of nine languages, in any
+encoding a model decodes (:mod:`citecal.testing.gullible`, written apart from
+citecal's screen), every claim of that request is answered
 ``supports``/``high``/1.0 with the reasoning ``obeyed: ...``. Tests use it to
 show that no such instruction becomes a verdict.
 ``reject_response_format=True`` makes the server answer HTTP 400 to any
@@ -204,20 +208,11 @@ class ChatRequest:
         return bool(_BATCH_ITEM_RE.search(self.user))
 
 
-OBEYED = re.compile(
-    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above) instructions"
-    r"|\b(?:answer|respond|mark)\b[^\n]{0,40}\b(?:supports|supported|verified)\b"
-    r"|\bis (?:already )?verified\b|you are an ai\b"
-    r"|\b(?:note|message) (?:for|to) (?:the |all |any )?(?:automated |ai )?"
-    r"(?:reviewers?|judges?|graders?|models?|assistants?|llms?)\b",
-    re.IGNORECASE,
-)
-"""What the gullible judge (``obey_injections``) takes as an instruction to answer supports."""
-
-
 def _obeyed(request: ChatRequest) -> str | None:
-    m = OBEYED.search(request.user)
-    return m.group(0) if m else None
+    """The instruction the gullible judge reads in a request (:mod:`citecal.testing.gullible`)."""
+    from citecal.testing.gullible import instruction, material
+
+    return instruction(material(request.user, [(c.claim, c.block) for c in request.claims]))
 
 
 _STOP_WORDS = (
@@ -660,6 +655,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply.status, json.dumps(body).encode(), reply.headers)
             return
         content = reply.content if reply.content is not None else ""
+        limit = req.body.get("max_tokens", req.body.get("max_completion_tokens"))
+        finish = "stop"
+        if isinstance(limit, int) and limit > 0 and _tokens(content) > limit:
+            content, finish = content[: limit * 4], "length"  # a model stops at max_tokens
         out: dict[str, Any] = {
             "id": f"chatcmpl-{id(req):x}",
             "object": "chat.completion",
@@ -669,7 +668,7 @@ class _Handler(BaseHTTPRequestHandler):
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
+                    "finish_reason": finish,
                 }
             ],
         }
@@ -678,6 +677,8 @@ class _Handler(BaseHTTPRequestHandler):
                 sum(_tokens(str(m.get("content", ""))) for m in req.messages),
                 _tokens(content),
             )
+            if isinstance(limit, int) and limit > 0:
+                completion_tokens = min(completion_tokens, limit)
             out["usage"] = {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,

@@ -12,7 +12,9 @@ from citecal.verify.judge._budget import (
     Budget,
     Ledger,
     SpendingNotApproved,
+    answer_ceiling,
     count_tokens,
+    request_ceiling,
     request_estimate,
 )
 from citecal.verify.judge._cache import (
@@ -27,9 +29,13 @@ from citecal.verify.judge._estimate import estimate_cost
 from citecal.verify.judge._injection import (
     INJECTION_REASON,
     Injection,
+    batch_injection,
     find_injection,
+    hold_back,
+    prompt_injection,
     request_injection,
     screen,
+    suspicion,
 )
 from citecal.verify.judge._judge import (
     CONFIDENCE_CERTAINTY,
@@ -51,6 +57,7 @@ from citecal.verify.judge._prompts import (
     available_prompts,
     code_block,
     load_prompt,
+    prompt_warning,
     render_messages,
 )
 from citecal.verify.judge._rejudge import (
@@ -82,8 +89,10 @@ __all__ = [
     "SpendingNotApproved",
     "VerdictCache",
     "VerdictStore",
+    "answer_ceiling",
     "apply_verdicts",
     "available_prompts",
+    "batch_injection",
     "build_judge",
     "cache_key",
     "code_block",
@@ -93,19 +102,24 @@ __all__ = [
     "estimate_cost",
     "find_injection",
     "find_price",
+    "hold_back",
     "is_loopback_url",
     "load_prompt",
     "make_batches",
     "parse_batch",
     "parse_single",
+    "prompt_injection",
+    "prompt_warning",
     "prompt_with_examples",
     "rejudge_frame",
     "rejudge_requests",
     "render_messages",
+    "request_ceiling",
     "request_estimate",
     "request_injection",
     "resolve_endpoint",
     "response_format",
     "retry_after_s",
     "screen",
+    "suspicion",
 ]

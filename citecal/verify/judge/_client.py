@@ -173,6 +173,8 @@ class ChatClient:
         self.api_key_env = api_key_env
         self._sleep = sleep
         self.unreachable: str | None = None
+        self.token_key = "max_tokens"
+        """The parameter bounding an answer; newer models want ``max_completion_tokens``."""
         self.retries = 0
         self.retried_statuses: set[int] = set()
 
@@ -204,13 +206,17 @@ class ChatClient:
         response_format: dict[str, Any] | None,
         temperature: float | None,
         admit: Callable[[], Awaitable[bool]] | None = None,
+        max_tokens: int | None = None,
     ) -> Completion:
         """Send one chat completion, applying the retry policy (module doc).
 
         ``admit`` is awaited once, holding the request slot, just before the
         first attempt goes out (the spending cap: README "Security"); False
-        raises :class:`NotAdmitted` and nothing is sent.
+        raises :class:`NotAdmitted` and nothing is sent. ``max_tokens`` bounds
+        the answer (sent as ``max_completion_tokens`` to a model that refuses
+        ``max_tokens``).
         """
+        token_key = self.token_key
         attempt = 0
         timeouts = 0
         connection_failures = 0
@@ -222,6 +228,8 @@ class ChatClient:
                 extra["response_format"] = response_format
             if temperature is not None:
                 extra["temperature"] = temperature
+            if max_tokens is not None:
+                extra[token_key] = max_tokens
             try:
                 async with self.semaphore:
                     if admit is not None:
@@ -259,6 +267,14 @@ class ChatClient:
                     raise ResponseFormatRejected(message) from None
                 if status == 400 and temperature is not None and "temperature" in message.lower():
                     raise TemperatureRejected(message) from None
+                if (
+                    status == 400
+                    and max_tokens is not None
+                    and token_key == "max_tokens"
+                    and "max_tokens" in message.lower()
+                ):
+                    token_key = self.token_key = "max_completion_tokens"
+                    continue
                 retryable = status in RETRY_STATUSES or status >= 500
                 if status == 429 and _is_quota_error(exc):
                     retryable = False  # waiting does not refill a spent quota
@@ -295,7 +311,7 @@ def _completion(resp: Any) -> Completion:
         return Completion(text, 0, 0, has_usage=False)
     return Completion(
         text,
-        int(getattr(usage, "prompt_tokens", 0) or 0),
-        int(getattr(usage, "completion_tokens", 0) or 0),
+        max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
+        max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
         has_usage=True,
     )

@@ -34,7 +34,13 @@ import openai
 from citecal.config import JudgeConfig
 from citecal.models import Verdict, support_score
 from citecal.verify.judge._batching import make_batches
-from citecal.verify.judge._budget import BUDGET_REASON, Budget, request_estimate
+from citecal.verify.judge._budget import (
+    BUDGET_REASON,
+    Budget,
+    answer_ceiling,
+    request_ceiling,
+    request_estimate,
+)
 from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
 from citecal.verify.judge._client import (
     ChatClient,
@@ -47,7 +53,7 @@ from citecal.verify.judge._client import (
     TimedOut,
     Unreachable,
 )
-from citecal.verify.judge._injection import INJECTION_REASON, Injection, screen
+from citecal.verify.judge._injection import INJECTION_REASON, Injection, hold_back, screen
 from citecal.verify.judge._parse import (
     AnswerParseError,
     JudgeAnswer,
@@ -326,7 +332,12 @@ class Judge:
             coros: list[Awaitable[dict[str, Verdict]]] = [
                 from_cache(r) for r in unique if r.key in first
             ]
-            coros += [from_batch(b) for b in make_batches(pending, self.config.max_batch_size)]
+            coros += [
+                from_batch(b)
+                for b in make_batches(
+                    pending, self.config.max_batch_size, self.config.max_code_lines
+                )
+            ]
             parts = await _gather_or_cancel(coros)
         finally:
             await client.close()
@@ -368,7 +379,9 @@ class Judge:
         if not self.budget.needs_estimate():
             return 0.0
         total = 0.0
-        for batch in make_batches(list(pending), self.config.max_batch_size):
+        for batch in make_batches(
+            list(pending), self.config.max_batch_size, self.config.max_code_lines
+        ):
             messages = render_messages(
                 self.prompt, batch, self.config.max_code_lines, self.config.context_lines
             )
@@ -412,16 +425,7 @@ class Judge:
         )
 
     def _held_back(self, found: Injection) -> Verdict:
-        return Verdict(
-            verdict="unverified",
-            method="llm",
-            confidence="low",
-            score=None,
-            reasoning=found.reason(),
-            model=None,
-            prompt_version=self.prompt_version,
-            abstain_reason="possible prompt injection",
-        )
+        return hold_back(None, found, self.prompt_version)
 
     def _verdict(self, a: JudgeAnswer, model: str, tokens: int, cost: float) -> Verdict:
         return Verdict(
@@ -444,9 +448,11 @@ class Judge:
         messages = render_messages(
             self.prompt, batch, self.config.max_code_lines, self.config.context_lines
         )
-        # README "Security": a request starts only when its estimate fits in what is left,
-        # checked when it holds its slot, after the answers before it were counted.
-        estimate = request_estimate(messages, len(batch), model, self.config)
+        # README "Security": a request starts only when what it can cost at most (its prompt
+        # and its max_tokens) fits in what is left, checked when it holds its slot, after the
+        # answers before it were counted.
+        ceiling = answer_ceiling(len(batch), self.config)
+        estimate = request_ceiling(messages, ceiling, model, self.config)
         held = False
 
         async def admit() -> bool:
@@ -461,7 +467,9 @@ class Judge:
             return held
 
         try:
-            comp = await self._complete(chat, model, messages, len(batch) > 1, tally, admit)
+            comp = await self._complete(
+                chat, model, messages, len(batch) > 1, tally, admit, ceiling
+            )
         except NotAdmitted:
             raise _OverBudget from None
         except BaseException:
@@ -496,13 +504,14 @@ class Judge:
         is_batch: bool,
         tally: _Tally,
         admit: Callable[[], Awaitable[bool]],
+        max_tokens: int,
     ) -> Completion:
         """The API request; falls back to plain JSON / default temperature once if needed."""
         while True:
             rf = response_format(is_batch) if self._structured else None
             temperature = self._temperature
             try:
-                comp = await chat.complete(model, messages, rf, temperature, admit)
+                comp = await chat.complete(model, messages, rf, temperature, admit, max_tokens)
             except ResponseFormatRejected as exc:
                 if self._structured:
                     self._structured = False

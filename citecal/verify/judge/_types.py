@@ -89,6 +89,9 @@ class DryRunEstimate:
     warnings: list[str] = field(default_factory=list)
     held_back: int = 0
     """Requests never sent: possible prompt injection (README "Security")."""
+    ceiling_usd: float = 0.0
+    """Dollars the requests can cost at most: their prompts plus their ``max_tokens``, what
+    they reserve of a spending cap before they are sent (README "Security")."""
 
     @property
     def tokens(self) -> int:
