@@ -273,6 +273,22 @@ def label_files(directory: Path) -> list[Path]:
     )
 
 
+def dataset_inputs(dataset: Path) -> list[Path]:
+    """Every file ``bench groundtruth`` may read from ``dataset``: label files and their reports.
+
+    Outputs are compared with these before any work (README "Security": a
+    ``--write-cascade`` onto a label file replaced people's labels).
+    """
+    if not dataset.is_dir():
+        return []
+    found: list[Path] = []
+    for directory in sorted(d for d in dataset.iterdir() if d.is_dir()):
+        labels = label_files(directory)
+        found += labels
+        found += [p for p in directory.iterdir() if p.is_file() and p.suffix.lower() == ".md"]
+    return found
+
+
 def load_groundtruth(
     dataset: Path, sources_root: Path, only: tuple[str, ...] = ()
 ) -> list[GroundTruth]:
@@ -314,6 +330,7 @@ __all__ = [
     "LabelSet",
     "Location",
     "SentenceLabel",
+    "dataset_inputs",
     "label_files",
     "load_groundtruth",
     "upgrade_v1",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from citecal._io import atomic_write_text, check_output
+from citecal._io import atomic_write_text, check_output, refuse_clobber
 from citecal.config import load_config
 from citecal.errors import InputError
 
@@ -138,6 +138,10 @@ def align_command(
     from citecal.calibrate import load_annotations
     from citecal.commands._progress import progress_bar
 
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--json", json_path)],
+        [("ANNOTATIONS", annotations), ("--prompt", _file(prompt)), ("--config", config_file)],
+    )
     if not dry_run:
         if output is None:
             raise InputError("-o/--output is required (unless --dry-run)")
@@ -197,6 +201,11 @@ def align_command(
         f"no candidate was shown better than the start prompt {result.parent}: nothing written"
     )
     sys.exit(1)
+
+
+def _file(prompt: str) -> Path | None:
+    """``--prompt`` when it names a file (else a version name such as ``v1``)."""
+    return Path(prompt) if Path(prompt).is_file() else None
 
 
 def _num(value: float | None) -> str:

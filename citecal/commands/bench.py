@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from citecal._io import check_output
+from citecal._io import check_output, check_replace, refuse_clobber
 from citecal.commands._emit import emit_text
-from citecal.commands._options import output_options
+from citecal.commands._options import FiniteFloatRange, output_options
 from citecal.config import load_config
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def bench_command() -> None:
 )
 @click.option(
     "--delta",
-    type=click.FloatRange(0.001, 0.5),
+    type=FiniteFloatRange(0.001, 0.5),
     default=0.1,
     show_default=True,
     help="Probability that the guarantee fails.",
@@ -106,8 +106,10 @@ def bench_command() -> None:
     "--write-cascade",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Train the verifier and set thresholds on every label set; write the cascade file.",
+    help="Train the verifier and set thresholds on every label set; write the cascade file "
+    "(an existing file needs --force).",
 )
+@click.option("--force", is_flag=True, help="With --write-cascade: replace an existing file.")
 @output_options(("table", "json", "markdown"))
 def groundtruth_command(
     dataset: Path,
@@ -126,6 +128,7 @@ def groundtruth_command(
     agreement: str,
     delta: float,
     write_cascade: Path | None,
+    force: bool,
     cascade_file: str | None,
     fmt: str,
     output: Path | None,
@@ -143,8 +146,18 @@ def groundtruth_command(
       citecal bench groundtruth --judge labels
       citecal bench groundtruth -f markdown -o groundtruth.md
       citecal bench groundtruth --no-llm --folds package
-      citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json
+      citecal bench groundtruth --no-llm --write-cascade cascade.json --force
     """
+    from citecal.bench import dataset_inputs
+
+    refuse_clobber(  # README "Security": an output never replaces an input (a label file)
+        [("-o/--output", output), ("--write-baseline", write_baseline),
+         ("--write-cascade", write_cascade)],
+        [*(("--dataset", p) for p in dataset_inputs(dataset)), ("--baseline", baseline),
+         ("--config", config_file),
+         ("--cascade", None if cascade_file in (None, "default") else cascade_file)],
+    )  # fmt: skip
+    check_replace(write_cascade, force, "cascade", "--write-cascade")
     check_output(output)  # before any judge call
     check_output(write_baseline)
     if no_llm and judge_kind == "labels":

@@ -14,6 +14,7 @@ from citecal._io import (
     check_output,
     decode_text,
     read_regular_bytes,
+    refuse_clobber,
 )
 from citecal.commands._options import (
     budget_line,
@@ -61,10 +62,12 @@ def run_correct(
 
     if max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--corrections", corrections_path)],
+        [("REPORT", report), ("--config", config_file)],
+    )
     for target in (output, corrections_path):
         check_output(target)  # a bad path fails now, before any work
-    if output is not None and corrections_path is not None and output == corrections_path:
-        raise InputError("--output and --corrections name the same file")
     text, bom = read_report(report)
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if prompt:

@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from citecal._io import check_output, read_text_file
+from citecal._io import check_output, read_text_file, refuse_clobber
 from citecal.commands._emit import emit_text
 from citecal.commands._judge import build_judge_or_reason
 from citecal.commands._options import (
@@ -216,6 +216,12 @@ def eval_command(
       citecal eval report.md --repo . --calibration judge-map.json -f json
       citecal eval report.md --repo . --no-llm --cascade default
     """
+    cascade_path = None if cascade_file in (None, "default") else cascade_file
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--corrections", corrections_path)],
+        [("REPORT", report), ("--config", config_file), ("--calibration", calibration),
+         ("--cascade", cascade_path)],
+    )  # fmt: skip
     if correct:
         if cascade_file is not None:
             raise InputError("--cascade cannot be combined with --correct yet")

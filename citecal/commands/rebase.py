@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from citecal._io import atomic_write_text, check_output
+from citecal._io import atomic_write_text, check_output, refuse_clobber
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
@@ -64,6 +64,7 @@ def rebase_command(
     from citecal.correct import rebase_report, report_revision, unified_diff
     from citecal.errors import InputError
 
+    refuse_clobber([("-o/--output", output)], [("REPORT", report), ("--config", config_file)])
     check_output(output)
     text, bom = read_report(report)
     from_rev = from_rev or report_revision(text)
