@@ -39,6 +39,10 @@ from citecal.errors import InputError
 
 _TMP_MARK = ".citecal-"
 
+MAX_JSON_BYTES = 512 * 2**20
+"""Largest JSON input read whole (an eval JSON of 20 000 citations and 64 MB of carried text
+fits with room; README "Security")."""
+
 
 def _tmp_name(target: Path) -> Path:
     return target.parent / f".{target.name}{_TMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"

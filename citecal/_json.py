@@ -3,11 +3,11 @@
 Python's :mod:`json` reads ``NaN``, ``Infinity`` and ``1e999`` as floats that no
 count, threshold or probability may be (a NaN threshold silently means "never", a
 negative infinity "always"), and a 5 000-digit integer ends in a ``ValueError``
-traceback (Python's 4 300-digit limit) or in numbers no column can hold. So
-citecal reads JSON integers of 64 bits (what Parquet, numpy and pandas store) and
-finite floats only, and a value nested deeper than :data:`MAX_DEPTH` levels;
-anything else is one :class:`JSONInputError` line naming the file
-(docs/explanation/security.md, "Resource bounds").
+traceback (Python's 4 300-digit limit). So citecal reads JSON integers of at most
+:data:`MAX_INT_DIGITS` digits (a line number of 20 digits still reaches the check
+that calls it ``invalid_range``) and finite floats only, nested at most
+:data:`MAX_DEPTH` levels; anything else is one :class:`JSONInputError` line naming
+the file and the place (docs/explanation/security.md, "Resource bounds").
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from typing import Any
 
 from citecal.errors import InputError
 
-MAX_INT = 2**63 - 1
-"""Largest JSON integer read (a signed 64-bit integer); the smallest is ``-MAX_INT - 1``."""
+MAX_INT_DIGITS = 40
+"""Most digits a JSON integer may have (a 128-bit integer has 39)."""
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays and objects read."""
 
 
-class _Refused(ValueError):
-    """A number the hooks below refuse (caught in :func:`loads`)."""
+class NumberRefused(ValueError):
+    """A number :data:`HOOKS` refuse; its text says which and why."""
 
 
 class JSONInputError(InputError):
@@ -39,23 +39,22 @@ class JSONInputError(InputError):
 
 def _int(text: str) -> int:
     digits = text.lstrip("-")
-    if len(digits) > 19:
-        raise _Refused(f"an integer of {len(digits):,} digits ({text[:12]}…)")
-    value = int(text)
-    if not -MAX_INT - 1 <= value <= MAX_INT:
-        raise _Refused(f"the integer {text} does not fit in 64 bits")
-    return value
+    if len(digits) > MAX_INT_DIGITS:
+        raise NumberRefused(
+            f"an integer of {len(digits):,} digits ({text[:12]}…; at most {MAX_INT_DIGITS})"
+        )
+    return int(text)
 
 
 def _float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):  # 1e999: Python reads it as inf
-        raise _Refused(f"the number {text[:24]} is out of range")
+        raise NumberRefused(f"the number {text[:24]} is not a finite number")
     return value
 
 
 def _constant(name: str) -> float:
-    raise _Refused(f"{name} is not a number citecal reads")
+    raise NumberRefused(f"{name} is not a finite number")
 
 
 def _too_deep(value: Any, limit: int) -> bool:
@@ -71,34 +70,75 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
-def check_number(text: str) -> None:
-    """Raise ValueError for a JSON number token :func:`loads` would refuse (streaming readers)."""
-    if any(c in text for c in ".eE"):
-        _float(text)
-    else:
-        _int(text)
+HOOKS: dict[str, Any] = {"parse_int": _int, "parse_float": _float, "parse_constant": _constant}
+"""``json.loads(text, **HOOKS)`` bounds numbers as :func:`loads` does (raising NumberRefused)."""
+
+
+class _Refused:
+    """Stands where a refused number was, so :func:`loads` can say where it was."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def _where(value: Any, target: _Refused) -> str:
+    """The dotted path of ``target`` in ``value`` (``figures.agreement``, ``x.0``)."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return ".".join(path)
+        if isinstance(node, dict):
+            stack.extend((v, (*path, str(k))) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, (*path, str(i))) for i, v in enumerate(node))
+    return ""
 
 
 def loads(data: str | bytes, where: str, what: str = "JSON", max_depth: int = MAX_DEPTH) -> Any:
     """``data`` parsed as JSON with bounded numbers and depth (module doc).
 
+    A refused number is reported with its place in the document
+    (``figures.agreement: NaN is not a finite number``).
+
     Raises:
         JSONInputError: not JSON, NaN / Infinity / an out-of-range number, an
             integer past 64 bits, or nesting deeper than ``max_depth``.
     """
+    refused: list[_Refused] = []
+
+    def guard(parse: Any) -> Any:
+        def hook(text: str) -> Any:
+            try:
+                return parse(text)
+            except NumberRefused as exc:
+                refused.append(_Refused(str(exc)))
+                return refused[-1]
+
+        return hook
+
+    deep = f"JSON nested too deeply (more than {max_depth} levels)"
     try:
-        value = json.loads(data, parse_int=_int, parse_float=_float, parse_constant=_constant)
-    except _Refused as exc:
-        raise JSONInputError(where, what, str(exc)) from None
+        value = json.loads(
+            data,
+            parse_int=guard(_int),
+            parse_float=guard(_float),
+            parse_constant=guard(_constant),
+        )
     except json.JSONDecodeError as exc:
         raise JSONInputError(where, what, str(exc)[:160]) from None
     except RecursionError:
-        raise JSONInputError(where, what, f"nested deeper than {max_depth} levels") from None
+        raise JSONInputError(where, what, deep) from None
     except (UnicodeDecodeError, ValueError) as exc:  # bytes that are not UTF-8/16/32
         raise JSONInputError(where, what, str(exc)[:160]) from None
     if _too_deep(value, max_depth):
-        raise JSONInputError(where, what, f"nested deeper than {max_depth} levels")
+        raise JSONInputError(where, what, deep)
+    if refused:
+        at = _where(value, refused[0])
+        raise JSONInputError(where, what, f"{at}: {refused[0].why}" if at else refused[0].why)
     return value
 
 
-__all__ = ["MAX_DEPTH", "MAX_INT", "JSONInputError", "check_number", "loads"]
+__all__ = ["HOOKS", "MAX_DEPTH", "MAX_INT_DIGITS", "JSONInputError", "NumberRefused", "loads"]

@@ -66,7 +66,7 @@ def _frame(data: dict[str, object], n: int, path: Path) -> pd.DataFrame:
 
 def read_eval_json_file(path: Path) -> pd.DataFrame:
     """The valid citations of one ``citecal eval --format json`` (or validate) output."""
-    from citecal.commands.push import read_eval_json
+    from citecal.evaluation import read_eval_json
 
     result = read_eval_json(path)
     rid = report_key(result.report, result.repo)

@@ -266,6 +266,8 @@ def parse_agreement(text: str) -> dict[str, float]:
                     raise InputError(
                         f"--agreement: unknown verdict {key.strip()!r} (supports, not_supports)"
                     )
+                if key.strip() in levels:  # the last one silently won before (issue 29)
+                    raise InputError(f"--agreement: {key.strip()} twice in {text!r}: give it once")
                 levels[key.strip()] = float(value)
     except ValueError:
         raise InputError(f"--agreement: not a number in {text!r}") from None

@@ -60,8 +60,7 @@ def rebase_command(
       citecal rebase report.md --repo . --from v1.4.0 --to v1.5.0 -o report-v1.5.md
       citecal rebase report.md --repo . --to HEAD -f json
     """
-    from citecal.commands.correct import read_report
-    from citecal.correct import rebase_report, report_revision, unified_diff
+    from citecal.correct import read_report, rebase_report, report_revision, unified_diff
     from citecal.errors import InputError
 
     refuse_clobber([("-o/--output", output)], [("REPORT", report), ("--config", config_file)])

@@ -1,4 +1,5 @@
-"""A team retrains the cascade on its own labels: pull from the real stack → calibrate --write-cascade.
+"""A team retrains the cascade on its own labels: pull from the real stack, calibrate
+--write-cascade.
 
 The pulled table comes from the same real-stack round trip as the estimate tests
 (push a judged evaluation, an annotator answers, pull); the cascade fitted on it
