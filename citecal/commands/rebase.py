@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -79,9 +80,11 @@ def rebase_command(
     else:
         console = Console(record=True, width=140, file=io.StringIO())
         counts = ", ".join(f"{n} {o}" for o, n in result.counts.items())
-        console.print(
-            f"citecal rebase · {report}: {result.from_rev} ({result.from_commit[:12]}) → "
-            f"{result.to_rev} ({result.to_commit[:12]}): {counts}"
+        console.print(  # the report's name and its citecal-rev line are data (README "Security")
+            escape(
+                f"citecal rebase · {report}: {result.from_rev} ({result.from_commit[:12]}) → "
+                f"{result.to_rev} ({result.to_commit[:12]}): {counts}"
+            )
         )
         table = Table()
         for col in ("citation", "outcome", "new", "how", "verdict", "claim"):
@@ -89,10 +92,10 @@ def rebase_command(
         for c in result.citations:
             table.add_row(
                 Text(c.citation),
-                c.outcome,
+                Text(c.outcome),
                 Text(str(c.new) if c.new is not None else "—"),
-                c.how,
-                c.verdict or "",
+                Text(c.how),
+                Text(c.verdict or ""),
                 Text(c.claim),
             )
         console.print(table)
