@@ -210,7 +210,11 @@ class ArgillaConfig(_Section):
         f"http://127.0.0.1:{LOCAL_ARGILLA_PORT}",
         description="env ARGILLA_API_URL; default the local stack (CITECAL_ARGILLA_PORT).",
     )
-    api_key: str | None = Field(None, description="env ARGILLA_API_KEY")
+    api_key: str | None = Field(
+        None,
+        description="env ARGILLA_API_KEY; unset, the local stack's key is sent to the local "
+        "stack only.",
+    )
     workspace: str = "citecal"
     min_submitted: int = Field(
         2,
@@ -219,6 +223,12 @@ class ArgillaConfig(_Section):
         "(2: every record is rated twice, so annotators can be compared).",
     )
     batch_size: int = Field(256, ge=1)
+    timeout_s: float = Field(
+        60.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="Deadline of one request to Argilla, connecting and the whole answer.",
+    )
 
 
 class CalibrationConfig(_Section):

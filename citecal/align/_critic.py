@@ -38,6 +38,7 @@ from citecal.verify.judge._client import (
     TemperatureRejected,
     TimedOut,
     Unreachable,
+    openai_client,
 )
 from citecal.verify.judge._pricing import cost_usd
 
@@ -200,11 +201,8 @@ def critic_cache_key(base_url: str, model: str, version: str, messages: Sequence
 async def _complete(
     config: JudgeConfig, base_url: str, api_key: str, model: str, messages: list[dict[str, str]]
 ) -> tuple[str | None, int, int]:
-    import openai
 
-    client = openai.AsyncOpenAI(
-        api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout_s
-    )
+    client = openai_client(base_url, api_key, config.timeout_s)
     policy = RetryPolicy(
         max_retries=config.max_retries,
         backoff_base_s=config.backoff_base_s,

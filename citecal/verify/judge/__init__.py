@@ -22,7 +22,13 @@ from citecal.verify.judge._cache import (
     cache_key,
     default_cache_path,
 )
-from citecal.verify.judge._client import JudgeAPIError, RetryPolicy, retry_after_s
+from citecal.verify.judge._client import (
+    JudgeAPIError,
+    RetryPolicy,
+    openai_client,
+    request_timeout,
+    retry_after_s,
+)
 from citecal.verify.judge._estimate import estimate_cost
 from citecal.verify.judge._injection import (
     INJECTION_REASON,
@@ -96,6 +102,7 @@ __all__ = [
     "is_loopback_url",
     "load_prompt",
     "make_batches",
+    "openai_client",
     "parse_batch",
     "parse_single",
     "prompt_with_examples",
@@ -104,6 +111,7 @@ __all__ = [
     "render_messages",
     "request_estimate",
     "request_injection",
+    "request_timeout",
     "resolve_endpoint",
     "response_format",
     "retry_after_s",
