@@ -77,7 +77,7 @@ from citecal.annotate._settings import (
     to_settings,
 )
 from citecal.config import ArgillaConfig
-from citecal.correct._models import CorrectionsFile
+from citecal.correct import CorrectionsFile
 from citecal.errors import CitecalError, InputError, ServiceError, StoreError
 from citecal.models import CitationResult, EvalResult
 from citecal.source import CachingStore, SourceFileError, open_store, repository_identity

@@ -252,7 +252,7 @@ def eval_command(
         return
     if corrections_path is not None:
         raise InputError("--corrections needs --correct")
-    from citecal.config import describe_repo_layer, load_config, repo_config_layers
+    from citecal.config import describe_repo_layer, load_config, repo_config_layers, user_base
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
 
@@ -275,7 +275,7 @@ def eval_command(
         overrides["judge"]["prompt"] = prompt
     repo_dir = repo if repo.is_dir() else None
     config = load_config(repo_dir, config_file, overrides)
-    for layer in repo_config_layers(repo_dir):  # README "Security": say what the repo set
+    for layer in repo_config_layers(repo_dir, user_base()):  # say what the repo set (docs)
         for line in describe_repo_layer(layer):
             click.echo(line, err=True)
     store = open_store(repo, rev, config.validation)

@@ -30,8 +30,8 @@ from citecal.source._errors import display_path
 from citecal.source._paths import normalise_cited_path
 
 if TYPE_CHECKING:  # citecal.annotate imports this module (pull's correction columns)
+    from citecal.annotate import AnnotationSpec
     from citecal.annotate._records import BuiltRecords
-    from citecal.annotate._settings import AnnotationSpec
 
 AGENT = "citecal correct"
 STRATEGY_KEY = "_correction_strategy"

@@ -54,7 +54,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citecal.config import ExtractiveConfig
 from citecal.models import Confidence, Verdict, VerdictLabel
-from citecal.source._symbols import Definition, SymbolIndex
+from citecal.source import Definition, SymbolIndex
 from citecal.verify._literal import check_literal, literal_form, main_statement
 from citecal.verify._terms import ClaimParse, ClaimTerm, ExpectedKind, parse_claim
 
