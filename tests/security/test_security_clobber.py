@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from citecal._io import refuse_clobber, same_file
 from citecal.cli import cli
 from citecal.errors import InputError
 
@@ -50,6 +49,8 @@ def refused(args: list[str], keep: Path) -> str:
 
 
 def test_same_file_sees_symlinks_and_hard_links(tmp_path: Path) -> None:
+    from citecal._io import refuse_clobber, same_file
+
     a = tmp_path / "a.txt"
     a.write_text("x")
     (tmp_path / "link").symlink_to(a)

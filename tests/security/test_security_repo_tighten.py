@@ -11,6 +11,7 @@ stderr, and the verdicts are what they would be without it; a stricter value app
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,17 +19,31 @@ from click.testing import CliRunner
 
 from citecal.batch import JobSettings
 from citecal.cli import cli
-from citecal.config import REPO_RULES, config_layers, load_config
+from citecal.config import config_layers, load_config
 
-CODE = "def add_item(cart, item):\n    cart.items.append(item)\n    return cart\n"
-# Half the claim's terms are in the code: supports at threshold 0.1, not at 0.8.
-REPORT = "The `add_item` function appends the item and recalculates totals [a.py:1-3].\n"
+SHOPCART = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "shopcart"
+# An unknown claim decided by term coverage (the user's own choice below): 29% of its terms are
+# in the cited line, supports at a threshold of 0.1, not at 0.8.
+REPORT = (
+    "Tokens are valid for one hour [shopcart/auth.py:10], e.g. a token issued at noon "
+    "expires at 1 p.m.\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def coverage_decides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's config lets term coverage decide unknown claims, where thresholds matter."""
+    xdg = tmp_path / "xdg"
+    (xdg / "citecal").mkdir(parents=True)
+    (xdg / "citecal" / "config.toml").write_text(
+        '[classify]\ndefault_unknown_handling = "extractive"\n'
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
 
 
 def make_repo(tmp_path: Path, toml: str, name: str = "citecal.toml") -> tuple[Path, Path]:
     repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.py").write_text(CODE)
+    shutil.copytree(SHOPCART, repo)
     if name == "pyproject.toml":
         toml = '[project]\nname = "x"\n\n' + toml.replace("[", "[tool.citecal.")
     (repo / name).write_text(toml)
@@ -53,7 +68,8 @@ def test_a_repository_cannot_lower_its_thresholds(tmp_path: Path, name: str) -> 
     loose, err = evaluate(report, repo)
     (repo / name).unlink()
     plain, _ = evaluate(report, repo)
-    assert [c["verdict"] for c in loose["citations"]] == [c["verdict"] for c in plain["citations"]]
+    assert [c["verdict"] for c in plain["citations"]] == ["not_supports"]
+    assert [c["verdict"] for c in loose["citations"]] == ["not_supports"]  # was "supports"
     assert "refused extractive.supports_threshold = 0.1 (lower than 0.8)" in err
     assert "extractive.partial_threshold = 0.05 (lower than 0.5)" in err
     assert load_config(repo).extractive.supports_threshold == 0.8
@@ -80,7 +96,10 @@ def test_a_repository_may_make_its_checks_stricter(tmp_path: Path) -> None:
         ("[excerpt]\nprefix_chars = 1\n", "excerpt.prefix_chars = 1"),
     ],
 )
-def test_every_loosening_key_is_refused(tmp_path: Path, toml: str, refused: str) -> None:
+def test_every_loosening_key_is_refused(
+    tmp_path: Path, toml: str, refused: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))  # the defaults
     repo, report = make_repo(tmp_path, toml)
     _, err = evaluate(report, repo)
     assert f"refused {refused}" in err, err
@@ -96,7 +115,7 @@ def test_keys_with_no_stricter_direction_are_not_a_repositorys(tmp_path: Path) -
 def test_stricter_than_the_users_own_looser_setting_applies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    xdg = tmp_path / "xdg"
+    xdg = tmp_path / "xdg2"
     (xdg / "citecal").mkdir(parents=True)
     (xdg / "citecal" / "config.toml").write_text("[extractive]\nsupports_threshold = 0.6\n")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
@@ -121,6 +140,8 @@ def test_an_eval_batch_worker_refuses_the_same(tmp_path: Path) -> None:
 
 
 def test_every_allowed_key_has_a_direction() -> None:
+    from citecal.config import REPO_RULES
+
     assert set(REPO_RULES["extractive"]) >= {"supports_threshold", "partial_threshold"}
     assert all(rule in ("raise", "lower", "judged", "free") for s in REPO_RULES.values()
                for rule in s.values())  # fmt: skip
