@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -325,3 +327,14 @@ def test_dev_full_as_an_output_is_one_line() -> None:
          "-o", "/dev/full"],
         "cannot write /dev/full",
     )  # fmt: skip
+    exe = Path(sys.executable).parent / "citecal"
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [str(exe), "calibrate", str(TABLE), "-f", "json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert proc.returncode == 2
+    assert proc.stderr == "Error: cannot write to standard output: No space left on device\n"
