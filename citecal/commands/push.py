@@ -93,7 +93,8 @@ def push_command(
     revision), so pushing the same evaluation again updates them without
     duplicates and keeps every answer already given. The server is
     ARGILLA_API_URL (default http://127.0.0.1:6900, or the port in
-    CITECAL_ARGILLA_PORT; started by `make argilla-up`) with ARGILLA_API_KEY.
+    CITECAL_ARGILLA_PORT; started by `make argilla-up`) with ARGILLA_API_KEY (unset:
+    the local stack's key, for the local stack only).
     Each record waits for --min-submitted answers (default 2) before it
     leaves the annotators' queues. Records are pushed in a seeded random order (recorded
     with each record), so the first ones labelled are a uniform random subset.
