@@ -31,7 +31,6 @@ from annotate_factories import ROOT, Stack, make_citation, make_eval
 from click.testing import CliRunner
 
 from citecal.annotate._records import AnnotationRecord
-from citecal.annotate._rounds import design_changes, prior_from_metadata
 from citecal.cli import cli
 
 EXAMPLES = ROOT / "datasets" / "examples"
@@ -48,6 +47,8 @@ def _record(rid: str, strategy: str, weight: float | None) -> AnnotationRecord:
 
 
 def test_design_changes_are_the_records_whose_design_or_weight_would_move() -> None:
+    from citecal.annotate._rounds import design_changes, prior_from_metadata
+
     prior = prior_from_metadata(
         [
             ("a", {"_sampling_strategy": "abstained", "_sampling_weight": 1.0}),
