@@ -316,26 +316,29 @@ def test_bad_config_is_exit_2(example_report: Path, example_repo: Path, tmp_path
 
 
 def test_config_threshold_changes_outcome(make_repo: Callable[..., Path], tmp_path: Path) -> None:
-    # Unknown claims decided by term coverage (default_unknown_handling = extractive): the
-    # thresholds decide. The claim has no indicator ("splits" is no abstractive word).
+    # Unknown claims decided by term coverage (default_unknown_handling = extractive, the
+    # user's choice: a repository may not move claims away from the judge): the thresholds
+    # decide, and the repository may raise them (docs/explanation/security.md).
+    # The claim has no indicator ("splits" is no abstractive word).
     repo = make_repo(
         {
             "a.py": "def parse_header(line):\n    return line.split(':')\n\n\n"
             "def strip_whitespace(text):\n    return text.strip()\n",
-            "citecal.toml": "[classify]\ndefault_unknown_handling = 'extractive'\n"
-            "[extractive]\nsupports_threshold = 0.99\npartial_threshold = 0.95\n",
+            "citecal.toml": "[extractive]\nsupports_threshold = 0.99\npartial_threshold = 0.95\n",
         }
     )
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[classify]\ndefault_unknown_handling = 'extractive'\n")
     report = tmp_path / "r.md"
     report.write_text("Header lines lose their whitespace in parse_header [a.py:1-2].\n")
-    _, out, _ = run("eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json")
+    args = ["eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json"]
+    _, out, _ = run(*args, "--config", str(mine))
     row = json.loads(out)["citations"][0]
     assert row["mode"] == "unknown" and row["verdict"] == "not_supports"
-    (repo / "citecal.toml").write_text("[classify]\ndefault_unknown_handling = 'extractive'\n")
-    _, out, _ = run("eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json")
-    assert json.loads(out)["citations"][0]["verdict"] == "partial"  # default thresholds
     (repo / "citecal.toml").unlink()
-    _, out, _ = run("eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json")
+    _, out, _ = run(*args, "--config", str(mine))
+    assert json.loads(out)["citations"][0]["verdict"] == "partial"  # default thresholds
+    _, out, _ = run(*args)
     assert json.loads(out)["citations"][0]["verdict"] == "unverified"  # default: the judge
 
 

@@ -26,12 +26,13 @@ import numpy as np
 import pandas as pd
 
 from citecal._io import atomic_write_text
-from citecal.calibrate._disagreements import category_counts
+from citecal.calibrate import category_counts
 from citecal.config import JudgeConfig
 from citecal.errors import InputError
-from citecal.verify.judge._budget import BUDGET_REASON, Budget, request_ceiling
-from citecal.verify.judge._cache import normalise_endpoint
-from citecal.verify.judge._client import (
+from citecal.verify.judge import (
+    BUDGET_REASON,
+    INJECTION_REASON,
+    Budget,
     ChatClient,
     Completion,
     ResponseFormatRejected,
@@ -39,10 +40,14 @@ from citecal.verify.judge._client import (
     TemperatureRejected,
     TimedOut,
     Unreachable,
+    cost_usd,
+    defang,
+    fence_for,
+    normalise_endpoint,
+    openai_client,
+    prompt_injection,
+    request_ceiling,
 )
-from citecal.verify.judge._injection import INJECTION_REASON, prompt_injection
-from citecal.verify.judge._pricing import cost_usd
-from citecal.verify.judge._prompts import defang, fence_for
 
 CRITIC_SECTIONS = ("system", "user")
 _SECTION_RE = re.compile(r"^##[ \t]+([A-Za-z_]+)[ \t]*$", re.MULTILINE)
@@ -251,11 +256,8 @@ async def _complete(
     config: JudgeConfig, base_url: str, api_key: str, model: str, messages: list[dict[str, str]]
 ) -> tuple[str | None, int, int]:
     """One critic request, its answer bounded by ``judge.critic_max_tokens``."""
-    import openai
 
-    client = openai.AsyncOpenAI(
-        api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout_s
-    )
+    client = openai_client(base_url, api_key, config.timeout_s)
     policy = RetryPolicy(
         max_retries=config.max_retries,
         backoff_base_s=config.backoff_base_s,

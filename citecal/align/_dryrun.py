@@ -16,14 +16,9 @@ import pandas as pd
 from citecal.align._critic import critic_messages, load_critic_prompt
 from citecal.align._folds import make_folds
 from citecal.align._search import AlignSettings
-from citecal.calibrate._disagreements import categorise
-from citecal.calibrate._fewshot import mine_few_shot
-from citecal.calibrate._table import prepare
+from citecal.calibrate import categorise, mine_few_shot, prepare
 from citecal.config import JudgeConfig
-from citecal.verify.judge._budget import count_tokens
-from citecal.verify.judge._estimate import estimate_cost
-from citecal.verify.judge._pricing import cost_usd
-from citecal.verify.judge._rejudge import rejudge_requests
+from citecal.verify.judge import cost_usd, count_tokens, estimate_cost, rejudge_requests
 
 CRITIC_ANSWER_TOKENS = 400
 """Allowance for one critic answer (a few edits of one or two sentences)."""

@@ -43,25 +43,26 @@ from citecal.align._decide import decide, mcnemar
 from citecal.align._folds import Fold, make_folds
 from citecal.align._models import AlignResult, CandidateResult, Interval
 from citecal.align._score import METRICS, PairedScore, Side, paired_score
-from citecal.calibrate._compare import compare_judges
-from citecal.calibrate._disagreements import categorise
-from citecal.calibrate._fewshot import mine_few_shot
-from citecal.calibrate._table import prepare
+from citecal.calibrate import categorise, compare_judges, mine_few_shot, prepare
 from citecal.config import CalibrationConfig, JudgeConfig
 from citecal.errors import InputError
 from citecal.models import Verdict
-from citecal.verify.judge._budget import Budget, count_tokens
-from citecal.verify.judge._cache import default_cache_path
-from citecal.verify.judge._estimate import estimate_cost
-from citecal.verify.judge._judge import Judge, build_judge, resolve_endpoint
-from citecal.verify.judge._prompts import (
+from citecal.verify.judge import (
+    Budget,
+    Judge,
+    JudgeRun,
     PromptTemplate,
+    apply_verdicts,
+    build_judge,
+    count_tokens,
+    default_cache_path,
+    estimate_cost,
     load_prompt,
     parse_prompt,
     prompt_warning,
+    rejudge_requests,
+    resolve_endpoint,
 )
-from citecal.verify.judge._rejudge import apply_verdicts, rejudge_requests
-from citecal.verify.judge._types import JudgeRun
 
 MAX_SEED = 2**32 - 1
 """Largest ``--seed`` (numpy's seeds are 0 or more)."""
@@ -456,7 +457,7 @@ def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _price(config: JudgeConfig, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-    from citecal.verify.judge._pricing import cost_usd
+    from citecal.verify.judge import cost_usd
 
     return cost_usd(model, prompt_tokens, completion_tokens, config.pricing) or 0.0
 

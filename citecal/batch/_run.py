@@ -23,7 +23,7 @@ from citecal.batch._manifest import ManifestEntry
 from citecal.batch._tables import BatchOutput
 from citecal.batch._tasks import BatchTask, JobSettings, TaskResult, make_tasks, run_task
 from citecal.errors import CitecalError, InputError, ServiceError
-from citecal.verify.judge._budget import SpendingNotApproved
+from citecal.verify.judge import SpendingNotApproved
 
 if TYPE_CHECKING:
     from distributed import Client

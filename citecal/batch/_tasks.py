@@ -95,7 +95,8 @@ class JobSettings:
 
     def config_for(self, repo: str) -> Config:
         """The settings ``citecal eval --repo REPO`` would use, with the user's layers."""
-        own = [(layer.source, layer.settings) for layer in repo_config_layers(Path(repo))]
+        base = config_from_layers(self.below)  # README "Security": tighten, never loosen
+        own = [(layer.source, layer.settings) for layer in repo_config_layers(Path(repo), base)]
         own = [(source, settings) for source, settings in own if settings]
         return config_from_layers(self.below + own + self.above, self.overrides)
 

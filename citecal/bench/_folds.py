@@ -16,9 +16,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from citecal._io import read_text_file
 from citecal.bench._labels import GroundTruth
 from citecal.bench._score import Scored, match
-from citecal.cascade import CascadeSpec, Item, feature_matrix, run_cascade
+from citecal.cascade import (
+    CascadeSpec,
+    Item,
+    Row,
+    feature_matrix,
+    fit_cascade,
+    input_of,
+    rule_of,
+    run_cascade,
+)
 from citecal.cascade._apply import lines_above, read_lines
-from citecal.cascade._training import Row, fit_cascade, input_of, rule_of
 from citecal.config import Config
 from citecal.pipeline import evaluate_report
 from citecal.source import open_store

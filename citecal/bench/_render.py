@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from citecal._markup import md_line
@@ -52,23 +53,26 @@ def _title(report: BenchReport) -> str:
 
 def render_bench_table(report: BenchReport, console: Console) -> None:
     """The figures overall and per group, one row each."""
-    table = Table(title=_title(report), title_justify="left")
+    # Set names, package names and judge models are data: escaped (README "Security").
+    table = Table(title=escape(_title(report)), title_justify="left")
     table.add_column("slice")
     for _, head in COLUMNS:
         table.add_column(head, justify="right")
     for name, m in _rows(report):
-        table.add_row(name, *(_cell(m, k) for k, _ in COLUMNS))
+        table.add_row(escape(name), *(escape(_cell(m, k)) for k, _ in COLUMNS))
     console.print(table)
     if report.sentences is not None:
         j = report.sentences
         agree = f"{j.agreement:.1%}" if j.agreement is not None else "–"
         console.print(
-            f"sentences with several citations: {j.n} ({j.supported} supported by people); "
-            f"joint verdict decided {j.decided}, agreement {agree}, "
-            f"false supports {j.false_supports}, false rejects {j.false_rejects}"
+            escape(
+                f"sentences with several citations: {j.n} ({j.supported} supported by people); "
+                f"joint verdict decided {j.decided}, agreement {agree}, "
+                f"false supports {j.false_supports}, false rejects {j.false_rejects}"
+            )
         )
     if report.not_extracted:
-        console.print(f"not extracted: {', '.join(report.not_extracted)}")
+        console.print(escape(f"not extracted: {', '.join(report.not_extracted)}"))
 
 
 def render_bench_markdown(report: BenchReport) -> str:
@@ -138,17 +142,17 @@ def _fold_title(report: FoldReport) -> str:
 
 def render_folds_table(report: FoldReport, console: Console) -> None:
     """Out-of-sample figures of the cascade, overall, per origin and per held-out package."""
-    table = Table(title=_fold_title(report), title_justify="left")
+    table = Table(title=escape(_fold_title(report)), title_justify="left")
     table.add_column("held out")
     for _, head in FOLD_COLUMNS:
         table.add_column(head, justify="right")
     for name, m in _fold_rows(report):
-        table.add_row(name, *(_fold_cell(m, k) for k, _ in FOLD_COLUMNS))
+        table.add_row(escape(name), *(escape(_fold_cell(m, k)) for k, _ in FOLD_COLUMNS))
     console.print(table)
     by = ", ".join(f"{k} {v}" for k, v in report.overall.decided_by.items())
-    console.print(f"decided by: {by}; sent to a person: {report.overall.abstained}")
+    console.print(escape(f"decided by: {by}; sent to a person: {report.overall.abstained}"))
     for line in _spread_lines(report):
-        console.print(line)
+        console.print(escape(line))
 
 
 def _spread_lines(report: FoldReport) -> list[str]:

@@ -17,8 +17,7 @@ from citecal.calibrate._disagreements import categorise
 from citecal.calibrate._table import prepare
 from citecal.errors import InputError
 from citecal.support import human_supports
-from citecal.verify.judge._injection import find_injection
-from citecal.verify.judge._prompts import defang
+from citecal.verify.judge import defang, find_injection
 
 
 def _addresses_judge(row: pd.Series) -> bool:

@@ -1,11 +1,24 @@
-"""A cascade file for people: one row per tier (README "The cascade")."""
+"""A cascade file for people: one row per tier, as a terminal table, Markdown or HTML.
+
+A cascade's tier names carry judge model names from an annotation table and its
+``labels`` what the file says about itself: untrusted text (README "Security").
+The terminal table escapes Rich markup (``rich.markup.escape``), the Markdown and
+HTML go through :mod:`citecal._markup`, so a model called ``<script>…`` or
+``[/bold]`` is shown as those characters, never run or swallowed.
+"""
 
 from __future__ import annotations
 
+import io
+
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from citecal._markup import html_text, md_line
 from citecal.cascade._cascade import VERDICTS, CascadeSpec, TierThreshold
+
+HEADS: tuple[str, ...] = ("tier", "reached", "decided", "coverage", *VERDICTS, "USD / 1 000")
 
 
 def _side(t: TierThreshold) -> str:
@@ -16,31 +29,79 @@ def _side(t: TierThreshold) -> str:
     return f"≥ {t.value:.3f}: {t.n} decided, {agree}{ci}"
 
 
-def render_cascade_table(spec: CascadeSpec, console: Console) -> None:
-    """Per tier: labels reached and decided, per-verdict threshold and agreement, cost."""
+def _title(spec: CascadeSpec) -> str:
     levels = ", ".join(f"{k} ≥ {v:.0%}" for k, v in spec.agreement.items())
-    n = spec.labels.get("n", "?")
-    table = Table(
-        title=f"Cascade on {n} labels ({levels} with probability ≥ {1 - spec.delta:.0%})",
-        title_justify="left",
-    )
-    for head in ("tier", "reached", "decided", "coverage", *VERDICTS, "USD / 1 000"):
-        table.add_column(head, justify="left" if head in ("tier", *VERDICTS) else "right")
+    n = spec.labels.get("n", spec.labels.get("records", "?"))
+    return f"Cascade on {n} labels ({levels} with probability ≥ {1 - spec.delta:.0%})"
+
+
+def _rows(spec: CascadeSpec) -> list[list[str]]:
+    rows = []
     for tier in spec.tiers:
         cov = f"{tier.decided / tier.reached:.1%}" if tier.reached else "–"
         cost = f"{tier.cost_per_1000:.4f}" if tier.cost_per_1000 is not None else "–"
-        table.add_row(
-            tier.name,
-            str(tier.reached),
-            str(tier.decided),
-            cov,
-            *(_side(tier.thresholds[v]) for v in VERDICTS),
-            cost,
-        )
-    console.print(table)
+        sides = [_side(tier.thresholds[v]) for v in VERDICTS]
+        rows.append([tier.name, str(tier.reached), str(tier.decided), cov, *sides, cost])
+    return rows
+
+
+def _abstained(spec: CascadeSpec) -> str:
     total = sum(t.decided for t in spec.tiers) + spec.abstained
     share = f" ({spec.abstained / total:.1%})" if total else ""
-    console.print(f"abstained (sent to a person): {spec.abstained}{share}")
+    return f"abstained (sent to a person): {spec.abstained}{share}"
 
 
-__all__ = ["render_cascade_table"]
+def render_cascade_table(spec: CascadeSpec, console: Console) -> None:
+    """Per tier: labels reached and decided, per-verdict threshold and agreement, cost."""
+    table = Table(title=escape(_title(spec)), title_justify="left")
+    for head in HEADS:
+        table.add_column(head, justify="left" if head in ("tier", *VERDICTS) else "right")
+    for row in _rows(spec):
+        table.add_row(*(escape(cell) for cell in row))
+    console.print(table)
+    console.print(escape(_abstained(spec)))
+
+
+def render_cascade_markdown(spec: CascadeSpec) -> str:
+    """The same table in GitHub Markdown, every cell escaped (:func:`citecal._markup.md_line`)."""
+    lines = [f"## {md_line(_title(spec))}", ""]
+    lines.append("| " + " | ".join(md_line(h) for h in HEADS) + " |")
+    lines.append("|" + "|".join("---" if h in ("tier", *VERDICTS) else "---:" for h in HEADS) + "|")
+    lines += ["| " + " | ".join(md_line(c) for c in row) + " |" for row in _rows(spec)]
+    return "\n".join([*lines, "", md_line(_abstained(spec)), ""])
+
+
+def render_cascade_html(spec: CascadeSpec) -> str:
+    """One self-contained HTML page, every text escaped (:func:`citecal._markup.html_text`)."""
+    head = "".join(f"<th>{html_text(h)}</th>" for h in HEADS)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in _rows(spec)
+    )
+    title = html_text(_title(spec))
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>{title}</title></head><body><h1>{title}</h1>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"<p>{html_text(_abstained(spec))}</p></body></html>\n"
+    )
+
+
+def render_cascade(spec: CascadeSpec, fmt: str) -> str:
+    """``spec`` as ``table`` (plain text), ``json`` (no verifier), ``markdown`` or ``html``."""
+    if fmt == "json":
+        return spec.model_dump_json(indent=2, exclude={"verifier"}) + "\n"
+    if fmt == "markdown":
+        return render_cascade_markdown(spec)
+    if fmt == "html":
+        return render_cascade_html(spec)
+    console = Console(record=True, width=140, file=io.StringIO())
+    render_cascade_table(spec, console)
+    return console.export_text()
+
+
+__all__ = [
+    "render_cascade",
+    "render_cascade_html",
+    "render_cascade_markdown",
+    "render_cascade_table",
+]

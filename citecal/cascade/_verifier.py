@@ -18,10 +18,13 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from citecal._io import atomic_write_text, read_text_file
+from citecal._json import loads
 from citecal.cascade._features import FEATURE_NAMES
 from citecal.errors import InputError
 
 MODEL_SCHEMA_VERSION = 1
+MAX_MODEL_BYTES = 8 * 2**20
+"""Largest verifier model file read (README "Security")."""
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -101,11 +104,14 @@ def train_verifier(
 
 
 def validate_json(model: type[M], text: str, where: str, what: str) -> M:
-    """``text`` as ``model``; every way it can fail is one InputError naming ``where``."""
+    """``text`` as ``model``; every way it can fail is one InputError naming ``where``.
+
+    Numbers are bounded as for every JSON input (:func:`citecal._json.loads`: no
+    NaN, Infinity or 5 000-digit integer).
+    """
+    data = loads(text, where, what)
     try:
-        return model.model_validate(json.loads(text))
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{where}: not {what}: {exc}") from None
+        return model.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         at = ".".join(str(p) for p in err["loc"])
@@ -114,7 +120,7 @@ def validate_json(model: type[M], text: str, where: str, what: str) -> M:
 
 def load_verifier(path: Path) -> LocalVerifier:
     """Read a model file (JSON only; see the module docstring)."""
-    text = read_text_file(path, "verifier model")
+    text = read_text_file(path, "verifier model", MAX_MODEL_BYTES)
     return validate_json(LocalVerifier, text, str(path), "a citecal verifier model")
 
 

@@ -17,6 +17,22 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class FiniteFloatRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses NaN (``nan`` passes click's own comparisons).
+
+    ``--delta nan`` reached the threshold search and ended in a traceback, and
+    ``--target-width nan`` printed "Width nan" (README "Security").
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import math
+
+        rv = super().convert(value, param, ctx)
+        if isinstance(rv, float) and math.isnan(rv):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return rv
+
+
 def output_options(formats: tuple[str, ...], default: str = "table") -> Callable[[F], F]:
     """The shared ``--format`` / ``--output`` pair every reporting command takes."""
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from citecal._io import atomic_write_text, check_output
+from citecal._io import atomic_write_text, check_output, refuse_clobber
 from citecal.commands._options import finite_dollars
 from citecal.config import load_config
 from citecal.errors import InputError
@@ -169,6 +169,10 @@ def align_command(
     from citecal.calibrate import load_annotations
     from citecal.commands._progress import progress_bar
 
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--json", json_path)],
+        [("ANNOTATIONS", annotations), ("--prompt", _file(prompt)), ("--config", config_file)],
+    )
     if not dry_run:
         if output is None:
             raise InputError("-o/--output is required (unless --dry-run)")
@@ -212,8 +216,11 @@ def align_command(
     with progress_bar() as bar:
         task = bar.add_task("aligning", total=None)
 
+        from rich.markup import escape
+
         def progress(what: str, done: int, total: int) -> None:
-            bar.update(task, description=what, completed=done, total=total)
+            # a candidate's name can carry a prompt file's name: escaped (README "Security")
+            bar.update(task, description=escape(what), completed=done, total=total)
 
         result = align_prompt(
             table,
@@ -239,6 +246,11 @@ def align_command(
         f"no candidate was shown better than the start prompt {result.parent}: nothing written"
     )
     sys.exit(1)
+
+
+def _file(prompt: str) -> Path | None:
+    """``--prompt`` when it names a file (else a version name such as ``v1``)."""
+    return Path(prompt) if Path(prompt).is_file() else None
 
 
 def _num(value: float | None) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,8 +11,7 @@ import click
 from citecal._io import (
     atomic_write_text,
     check_output,
-    decode_text,
-    read_regular_bytes,
+    refuse_clobber,
 )
 from citecal.commands._options import (
     budget_line,
@@ -22,13 +20,6 @@ from citecal.commands._options import (
     spending_options,
 )
 from citecal.config import load_config
-
-
-def read_report(path: Path) -> tuple[str, str]:
-    """The report's text and the BOM it started with ("" if none), so output keeps it."""
-    data = read_regular_bytes(path, "report")  # README "Security": no FIFO or device
-    bom = codecs.BOM_UTF8.decode("utf-8") if data.startswith(codecs.BOM_UTF8) else ""
-    return decode_text(data, path, "report"), bom
 
 
 def run_correct(
@@ -53,7 +44,7 @@ def run_correct(
 ) -> None:
     """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation)."""
     from citecal.commands._judge import build_judge_or_reason
-    from citecal.correct import correct_report, unified_diff
+    from citecal.correct import correct_report, read_report, unified_diff
     from citecal.correct._render import render_markdown, render_table, summary_line
     from citecal.correct._rewrite import build_rewriter
     from citecal.errors import InputError
@@ -61,10 +52,12 @@ def run_correct(
 
     if max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--corrections", corrections_path)],
+        [("REPORT", report), ("--config", config_file)],
+    )
     for target in (output, corrections_path):
         check_output(target)  # a bad path fails now, before any work
-    if output is not None and corrections_path is not None and output == corrections_path:
-        raise InputError("--output and --corrections name the same file")
     text, bom = read_report(report)
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if prompt:

@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from citecal._io import check_output, read_text_file
+from citecal._io import check_output, read_text_file, refuse_clobber
 from citecal.commands._emit import emit_text
 from citecal.commands._judge import build_judge_or_reason
 from citecal.commands._options import (
@@ -216,6 +216,12 @@ def eval_command(
       citecal eval report.md --repo . --calibration judge-map.json -f json
       citecal eval report.md --repo . --no-llm --cascade default
     """
+    cascade_path = None if cascade_file in (None, "default") else cascade_file
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--corrections", corrections_path)],
+        [("REPORT", report), ("--config", config_file), ("--calibration", calibration),
+         ("--cascade", cascade_path)],
+    )  # fmt: skip
     if correct:
         if cascade_file is not None:
             raise InputError("--cascade cannot be combined with --correct yet")
@@ -246,7 +252,7 @@ def eval_command(
         return
     if corrections_path is not None:
         raise InputError("--corrections needs --correct")
-    from citecal.config import describe_repo_layer, load_config, repo_config_layers
+    from citecal.config import describe_repo_layer, load_config, repo_config_layers, user_base
     from citecal.pipeline import evaluate_report
     from citecal.source import open_store
 
@@ -269,7 +275,7 @@ def eval_command(
         overrides["judge"]["prompt"] = prompt
     repo_dir = repo if repo.is_dir() else None
     config = load_config(repo_dir, config_file, overrides)
-    for layer in repo_config_layers(repo_dir):  # README "Security": say what the repo set
+    for layer in repo_config_layers(repo_dir, user_base()):  # say what the repo set (docs)
         for line in describe_repo_layer(layer):
             click.echo(line, err=True)
     store = open_store(repo, rev, config.validation)

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from citecal._io import check_output
+from citecal._io import check_output, refuse_clobber
 from citecal.commands._options import (
+    FiniteFloatRange,
     ask_with_bar_paused,
     budget_line,
     make_budget,
@@ -44,7 +45,7 @@ from citecal.errors import InputError
 )
 @click.option(
     "--min-agreement",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=None,
     help="With --anchor: exit 1 when the judge agrees with fewer anchors than this share.",
 )
@@ -129,6 +130,12 @@ def rejudge_command(
     from citecal.commands._progress import progress_bar
     from citecal.verify.judge import prompt_with_examples, rejudge_frame, rejudge_requests
 
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output)],
+        [("ANNOTATIONS", annotations), ("--few-shot-from", few_shot_from),
+         ("--prompt", Path(prompt) if Path(prompt).is_file() else None),
+         ("--config", config_file)],
+    )  # fmt: skip
     if dry_run:
         output = None
     elif output is None and not anchor:

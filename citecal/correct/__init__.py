@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         RebaseRun,
         rebase_report,
     )
+    from citecal.correct._report_file import read_report
     from citecal.correct._revision import (
         report_revision,
         set_report_revision,
@@ -78,6 +79,7 @@ _LAZY = {
     "correct_report": "citecal.correct._loop",
     "editable": "citecal.correct._edit",
     "path_role": "citecal.correct._locate",
+    "read_report": "citecal.correct._report_file",
     "rebase_report": "citecal.correct._rebase",
     "report_revision": "citecal.correct._revision",
     "set_report_revision": "citecal.correct._revision",
@@ -116,6 +118,7 @@ __all__ = [
     "correct_report",
     "editable",
     "path_role",
+    "read_report",
     "rebase_report",
     "report_revision",
     "set_report_revision",

@@ -21,8 +21,9 @@ _STYLE = {
 
 def _summary_table(result: EvalResult) -> Table:
     s = result.summary.model_dump()
-    title = f"citecal · {escape(result.report)}"
-    table = Table(title=title, show_header=False, title_justify="left")
+    table = Table(
+        title=f"citecal · {escape(result.report)}", show_header=False, title_justify="left"
+    )
     table.add_column("metric")
     table.add_column("value", justify="right")
     for label, count, rate_field in SUMMARY_ROWS:
@@ -38,10 +39,10 @@ def _summary_table(result: EvalResult) -> Table:
             parts.append(f"{s[count]}" + (f"/{denominator}" if denominator is not None else ""))
         if rate_field:
             parts.append(pct(s[rate_field]))
-        table.add_row(label, "  ".join(parts))
+        table.add_row(label, escape("  ".join(parts)))
     table.add_row("Cost", f"${s['cost_usd']:.4f}")
     if s["excerpt_checked"]:
-        table.add_row("Excerpts found", f"{s['excerpt_verified']}/{s['excerpt_checked']}")
+        table.add_row("Excerpts found", escape(f"{s['excerpt_verified']}/{s['excerpt_checked']}"))
     return table
 
 
@@ -65,8 +66,8 @@ def _citations_table(result: EvalResult, width: int) -> Table:
         table.add_row(
             str(n),
             escape(r.citation),
-            f"[{_STYLE.get(label, '')}]{label}[/]",
-            r.mode or "—",
+            f"[{_STYLE.get(label, '')}]{escape(label)}[/]",
+            escape(r.mode or "—"),
             "—" if r.score is None else f"{r.score:.2f}",
             detail,
         )
@@ -83,8 +84,8 @@ def _failed_table(result: EvalResult, width: int) -> Table:
         why = r.error or r.hint or r.reasoning or ""
         table.add_row(
             Text(r.citation),
-            r.failure_type or "",
-            r.suggested_action or "",
+            Text(r.failure_type or ""),
+            Text(r.suggested_action or ""),
             Text(shorten(why, width)),
         )
     return table

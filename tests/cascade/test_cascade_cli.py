@@ -22,7 +22,7 @@ TABLE = ROOT / "datasets" / "annotations" / "annotations.parquet"
 
 def test_calibrate_cascade_writes_a_file_eval_can_use(tmp_path: Path) -> None:
     out = tmp_path / "cascade.json"
-    res = CliRunner().invoke(cli, ["calibrate", str(TABLE), "--cascade", str(out)])
+    res = CliRunner().invoke(cli, ["calibrate", str(TABLE), "--write-cascade", str(out)])
     assert res.exit_code == 0, res.output
     assert "Cascade on 86 labels" in res.stdout and "abstained (sent to a person)" in res.stdout
     spec = load_cascade(out)
@@ -34,7 +34,7 @@ def test_calibrate_cascade_writes_a_file_eval_can_use(tmp_path: Path) -> None:
 def test_bad_agreement_is_a_usage_error(bad: str, tmp_path: Path) -> None:
     out = tmp_path / "c.json"
     res = CliRunner().invoke(
-        cli, ["calibrate", str(TABLE), "--cascade", str(out), "--agreement", bad]
+        cli, ["calibrate", str(TABLE), "--write-cascade", str(out), "--agreement", bad]
     )
     assert res.exit_code == 2 and "--agreement" in res.output and "Traceback" not in res.output
     assert not out.exists()

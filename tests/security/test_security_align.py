@@ -181,13 +181,13 @@ def test_a_prompt_file_larger_than_the_limit_is_refused(tmp_path: Path) -> None:
     text = (ROOT / "citecal" / "verify" / "judge" / "prompts" / "judge" / "v3.md").read_text()
     big = tmp_path / "big.md"
     big.write_text(text.replace("## single", "x" * (600 * 1024) + "\n\n## single", 1))
-    with pytest.raises(InputError, match="larger than 512 KiB"):
+    with pytest.raises(InputError, match="more than the 524,288 bytes citecal reads"):
         load_prompt(str(big))
     res = CliRunner().invoke(
         cli, ["eval", str(EXAMPLES / "report.md"), "--repo", str(EXAMPLES / "shopcart"),
               "--prompt", str(big), "--dry-run"],
     )  # fmt: skip
-    assert res.exit_code == 2 and "larger than 512 KiB" in res.output
+    assert res.exit_code == 2 and "more than the 524,288 bytes citecal reads" in res.output
     assert "Traceback" not in res.output
 
 

@@ -163,11 +163,12 @@ def _with_note_on_every_cited_line(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _eager_cascade(tmp_path: Path) -> Path:
-    """The shipped cascade with every rules and local threshold at 0: those tiers decide all."""
+    """The shipped cascade with every rules and local threshold at 0.5 (a tier's confidence is
+    never lower; lower thresholds are refused as a file's input check): those tiers decide all."""
     spec = json.loads((ROOT / "citecal" / "cascade" / "default_cascade.json").read_text())
     for tier in spec["tiers"]:
         for threshold in tier["thresholds"].values():
-            threshold["value"] = 0.0
+            threshold["value"] = 0.5
     path = tmp_path / "eager.json"
     path.write_text(json.dumps(spec))
     return path

@@ -29,8 +29,6 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 from urllib.parse import urlparse
 
-import openai
-
 from citecal.config import JudgeConfig
 from citecal.models import Verdict, support_score
 from citecal.verify.judge._batching import make_batches
@@ -52,6 +50,7 @@ from citecal.verify.judge._client import (
     TemperatureRejected,
     TimedOut,
     Unreachable,
+    openai_client,
 )
 from citecal.verify.judge._injection import INJECTION_REASON, Injection, hold_back, screen
 from citecal.verify.judge._parse import (
@@ -299,12 +298,7 @@ class Judge:
                 await loop.run_in_executor(None, self.budget.check_estimate, estimate)
             else:
                 self.budget.check_estimate(estimate)
-        client = openai.AsyncOpenAI(
-            api_key=self._api_key,
-            base_url=self.base_url,
-            max_retries=0,
-            timeout=self.config.timeout_s,
-        )
+        client = openai_client(self.base_url, self._api_key, self.config.timeout_s)
         chat = ChatClient(
             client,
             self.base_url,
