@@ -15,8 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citecal._io import read_text_file
 from citecal.bench._labels import GroundTruth
+from citecal.bench._ranking import Ranked, RankingFigures, ranking_figures
 from citecal.bench._score import Scored, match
-from citecal.cascade import CascadeSpec, Item, feature_matrix, run_cascade
+from citecal.cascade import BAND_NAMES, CascadeSpec, Item, band_of, feature_matrix, run_cascade
 from citecal.cascade._apply import lines_above, read_lines
 from citecal.cascade._training import Row, fit_cascade, input_of, rule_of
 from citecal.config import Config
@@ -33,6 +34,9 @@ class Held:
     scored: Scored
     tier: str | None  # None: abstained (valid) / structural (invalid) / not extracted
     verdict: str | None  # supports / not_supports; None: abstained or not extracted
+    p_supports: float | None = None  # calibrated by the fold's calibrator (valid only)
+    band: str = ""
+    expected: float | None = None  # the band's unsupported share in the fold's labels
 
     @property
     def human(self) -> bool:
@@ -80,6 +84,11 @@ class FoldReport(BaseModel):
     by_origin_package: dict[str, dict[str, FoldFigures]]
     thresholds: dict[str, dict[str, dict[str, float | None]]] = Field(
         description="Held-out package → tier → verdict → threshold (null: never decides)."
+    )
+    ranking: dict[str, RankingFigures] = Field(
+        default_factory=dict,
+        description="p_supports on held-out valid citations: all, natural, planted "
+        "(docs/explanation/cascade.md, 'The review list').",
     )
 
 
@@ -132,6 +141,7 @@ def apply_held_out(spec: CascadeSpec, scored: Sequence[Scored], rows: dict[int, 
     if spec.verifier is not None and idx:
         x = feature_matrix([rows[i].features for i in idx])
         probs = dict(zip(idx, spec.verifier.predict(x).tolist(), strict=True))
+    cal = spec.calibrator
     out: list[Held] = []
     for i, s in enumerate(scored):
         if s.row is None:
@@ -141,7 +151,30 @@ def apply_held_out(spec: CascadeSpec, scored: Sequence[Scored], rows: dict[int, 
         else:
             r = rows[i]
             decision = run_cascade(spec, Item(rule=r.rule, local=probs.get(i), human=r.human))
-            out.append(Held(s, *decision) if decision else Held(s, None, None))
+            tier, verdict = decision if decision else (None, None)
+            p = probs.get(i)
+            if cal is None or p is None:
+                out.append(Held(s, tier, verdict))
+                continue
+            ps = float(cal([p])[0])
+            band = band_of(ps, cal.bands)
+            share = next((b.share for b in cal.bands if b.name == band), None)
+            out.append(Held(s, tier, verdict, ps, band, share))
+    return out
+
+
+def ranking_of(held: Sequence[Held]) -> dict[str, RankingFigures]:
+    """The review list's figures on the held-out valid citations: all, then per origin."""
+    ranked = [
+        (h.scored.label.origin, Ranked(h.p_supports, h.human, h.band, h.expected))
+        for h in held
+        if h.p_supports is not None
+    ]
+    if not ranked:
+        return {}
+    out = {"all": ranking_figures([r for _, r in ranked], BAND_NAMES)}
+    for origin in sorted({o for o, _ in ranked}):
+        out[origin] = ranking_figures([r for o, r in ranked if o == origin], BAND_NAMES)
     return out
 
 
@@ -169,7 +202,13 @@ def groundtruth_rows(
                 if r is not None and r.valid:
                     lines = read_lines(store, r.file_path, cache)
                     feats = input_of(r, lines_above(lines, r.start_line), lines)
-                    rows[len(scored)] = Row(truth.package, feats, rule_of(r), s.human)
+                    rows[len(scored)] = Row(
+                        truth.package,
+                        feats,
+                        rule_of(r),
+                        s.human,
+                        natural=s.label.origin == "natural",
+                    )
                 scored.append(s)
     return scored, rows
 
@@ -220,6 +259,7 @@ def leave_one_package_out(
             for o in origins
         },
         thresholds=thresholds,
+        ranking=ranking_of(held),
     )
 
 
@@ -231,4 +271,5 @@ __all__ = [
     "figures",
     "groundtruth_rows",
     "leave_one_package_out",
+    "ranking_of",
 ]

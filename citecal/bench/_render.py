@@ -144,6 +144,33 @@ def render_folds_table(report: FoldReport, console: Console) -> None:
     console.print(table)
     by = ", ".join(f"{k} {v}" for k, v in report.overall.decided_by.items())
     console.print(f"decided by: {by}; sent to a person: {report.overall.abstained}")
+    for line in ranking_lines(report):
+        console.print(line, markup=False, highlight=False)
+
+
+def _p(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def ranking_lines(report: FoldReport) -> list[str]:
+    """p_supports out of sample: AUC, the most doubtful 10% / 20%, expected against observed."""
+    lines: list[str] = []
+    for name, r in report.ranking.items():
+        auc = "–" if r.auc is None else f"{r.auc:.3f}"
+        lines.append(
+            f"p_supports, {name} ({r.n} valid, {r.unsupported} unsupported): ROC AUC {auc}; "
+            f"unsupported among the 10% most doubtful {_p(r.top10_unsupported)}, "
+            f"the 20% {_p(r.top20_unsupported)}"
+        )
+        lines.append(
+            "  band: n, expected unsupported (labels) / predicted (1 - p) / observed: "
+            + "; ".join(
+                f"{b.name} {b.n}, {_p(b.expected_unsupported)} / "
+                f"{_p(b.predicted_unsupported)} / {_p(b.observed_unsupported)}"
+                for b in r.reliability
+            )
+        )
+    return lines
 
 
 def render_folds_markdown(report: FoldReport) -> str:
@@ -153,6 +180,9 @@ def render_folds_markdown(report: FoldReport) -> str:
     for name, m in _fold_rows(report):
         cells = " | ".join(_fold_cell(m, k) for k, _ in FOLD_COLUMNS)
         lines.append(f"| {md_line(name)} | {cells} |")
+    extra = ranking_lines(report)
+    if extra:
+        lines += ["", *(f"    {line}" for line in extra)]
     return "\n".join(lines) + "\n"
 
 

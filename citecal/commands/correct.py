@@ -17,6 +17,8 @@ from citecal._io import (
 )
 from citecal.commands._options import (
     budget_line,
+    cascade_choice,
+    cascade_options,
     make_budget,
     output_options,
     spending_options,
@@ -50,8 +52,13 @@ def run_correct(
     semantic: bool = False,
     max_cost: float | None = None,
     yes: bool = False,
+    cascade: str | None = None,
 ) -> None:
-    """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation)."""
+    """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation).
+
+    ``cascade``: the cascade file to evaluate through ("default", a path) or None
+    (``--no-cascade``; docs/explanation/cascade.md).
+    """
     from citecal.commands._judge import build_judge_or_reason
     from citecal.correct import correct_report, unified_diff
     from citecal.correct._render import render_markdown, render_table, summary_line
@@ -65,6 +72,11 @@ def run_correct(
         check_output(target)  # a bad path fails now, before any work
     if output is not None and corrections_path is not None and output == corrections_path:
         raise InputError("--output and --corrections name the same file")
+    spec = None
+    if cascade is not None:  # a bad cascade file fails before any work
+        from citecal.cascade import load_cascade
+
+        spec = load_cascade(cascade)
     text, bom = read_report(report)
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if prompt:
@@ -90,6 +102,7 @@ def run_correct(
                 max_iterations=max_iterations,
                 report_name=str(report),
                 semantic=semantic,
+                cascade=spec,
             )
     finally:
         if judge is not None:
@@ -173,6 +186,7 @@ def run_correct(
 @click.option("--model", default=None, help="Judge and rewrite model (default: judge.judge_model).")
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @spending_options
+@cascade_options
 def correct_command(
     report: Path,
     repo: Path,
@@ -191,6 +205,8 @@ def correct_command(
     no_cache: bool,
     max_cost: float | None,
     yes: bool,
+    cascade_file: str | None,
+    no_cascade: bool,
 ) -> None:
     """Repair the failed citations of REPORT and show what changed.
 
@@ -229,4 +245,5 @@ def correct_command(
         semantic=semantic,
         max_cost=max_cost,
         yes=yes,
+        cascade=cascade_choice(cascade_file, no_cascade),
     )

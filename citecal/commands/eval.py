@@ -17,6 +17,8 @@ from citecal.commands._judge import build_judge_or_reason
 from citecal.commands._options import (
     ask_with_bar_paused,
     budget_line,
+    cascade_choice,
+    cascade_options,
     make_budget,
     output_options,
     spending_options,
@@ -163,13 +165,14 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     default=None,
     help="Recalibration map (`citecal calibrate --save-map`): scores become calibrated.",
 )
+@cascade_options
 @click.option(
-    "--cascade",
-    "cascade_file",
-    default=None,
-    metavar="FILE|default",
-    help="Cascade file (README 'The cascade'): each claim decided by the first tier "
-    "confident enough, else sent to a person.",
+    "--review",
+    "review",
+    type=click.IntRange(0, 10_000),
+    default=10,
+    show_default=True,
+    help="Citations in the review list 'Most likely unsupported' (0: none).",
 )
 def eval_command(
     report: Path,
@@ -195,6 +198,8 @@ def eval_command(
     max_iterations: int,
     calibration: Path | None,
     cascade_file: str | None,
+    no_cascade: bool,
+    review: int,
 ) -> None:
     """Verify every citation of REPORT against the repository.
 
@@ -214,11 +219,11 @@ def eval_command(
       citecal eval answer.md --context notes/ --no-llm
       citecal eval report.md --repo . --no-llm --correct -o fixed.md
       citecal eval report.md --repo . --calibration judge-map.json -f json
-      citecal eval report.md --repo . --no-llm --cascade default
+      citecal eval report.md --repo . --no-llm --review 20
+      citecal eval report.md --repo . --no-cascade
     """
+    chosen = cascade_choice(cascade_file, no_cascade)
     if correct:
-        if cascade_file is not None:
-            raise InputError("--cascade cannot be combined with --correct yet")
         if context_dir is not None or gate:
             raise InputError("--correct cannot be combined with --context or --gate")
         if calibration is not None:
@@ -242,6 +247,7 @@ def eval_command(
             strict=strict,
             max_cost=max_cost,
             yes=yes,
+            cascade=chosen,
         )
         return
     if corrections_path is not None:
@@ -257,10 +263,10 @@ def eval_command(
 
         mapping = read_map(calibration)
     cascade = None
-    if cascade_file is not None:  # a bad cascade file fails before any work too
+    if chosen is not None:  # a bad cascade file fails before any work too
         from citecal.cascade import load_cascade
 
-        cascade = load_cascade(cascade_file)
+        cascade = load_cascade(chosen)
     report_text = read_text_file(report, "report")
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if concurrency:
@@ -307,6 +313,7 @@ def eval_command(
                 judge_progress=on_judged,
                 context=context,
                 cascade=cascade,
+                review=review,
             )
     finally:
         if judge is not None:

