@@ -46,7 +46,20 @@ FEATURE_NAMES: tuple[str, ...] = (
     "edge_lines_blank",
     "window_gap",
     "best_window_elsewhere",
+    # Round 4: where the claim's words are around the range (docs/explanation/cascade.md).
+    "outside_near_3",
+    "outside_near_8",
+    "outside_near_20",
+    "rare_words_in_range",
+    "rare_words_elsewhere",
+    "subject_in_range",
+    "subject_above",
+    "subject_in_file",
+    "next_line_continues",
+    "next_line_as_deep",
 )
+"""The verifier's columns. A model trained on fewer (an older cascade file) reads the columns
+it names: names are only ever added here, never renamed or reordered."""
 
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -355,6 +368,51 @@ def _code_parts(item: FeatureInput) -> tuple[set[str], set[str]]:
     return code, code | _parts(item.context_before)
 
 
+_BLOCK_START = ("def ", "func ", "fn ", "public ", "private ", "class ", "//", "#", "/*", "*")
+_CLOSERS = frozenset(["", "}", "})", ")", "];", "end"])
+
+
+def _placement_features(
+    item: FeatureInput, keys: set[str], subject: str | None, cited: set[str]
+) -> tuple[float, ...]:
+    """Natural reports recall ranges from memory (docs/explanation/cascade.md): a claim
+    whose words sit just outside the range, whose rare words the range lacks, whose
+    subject is defined above it, or whose code goes on past its last line is probably
+    cited a few lines off."""
+    lines, lo, hi = item.file_lines, item.start_line, item.end_line
+    if not lines or not keys or not 1 <= lo <= hi <= len(lines):
+        return (0.0,) * 10
+    words = _file_words(lines)
+    near = []
+    for k in (3, 8, 20):
+        around = words.parts(max(1, lo - k), lo - 1) | words.parts(hi + 1, hi + k)
+        near.append(sum(x in around and x not in cited for x in keys) / len(keys))
+    size = len(lines) + 1
+    weight = {x: math.log(size / (1 + len(words.positions(x)))) for x in keys}
+    total = sum(weight.values()) or 1.0
+    rare_in = sum(w for x, w in weight.items() if x in cited) / total
+    rare_out = sum(w for x, w in weight.items() if x not in cited and words.positions(x)) / total
+    if subject:
+        above = words.parts(max(1, lo - 3), lo - 1)
+        subj = (
+            float(subject in cited),
+            float(subject in above),
+            float(bool(words.positions(subject))),
+        )
+    else:
+        subj = (0.5, 0.5, 0.5)
+    after = lines[hi].strip() if hi < len(lines) else ""
+    goes_on = after not in _CLOSERS and not after.startswith(_BLOCK_START)
+
+    def indent(text: str) -> int:
+        return len(text) - len(text.lstrip())
+
+    deep = (
+        hi < len(lines) and indent(lines[hi]) >= indent(lines[lo - 1]) and lines[hi].strip() != ""
+    )
+    return (*near, rare_in, rare_out, *subj, float(goes_on), float(deep))
+
+
 def features(item: FeatureInput) -> NDArray[np.float64]:
     """One row of :data:`FEATURE_NAMES` for ``item``."""
     claim = _CITATION.sub(" ", item.claim)
@@ -379,6 +437,7 @@ def features(item: FeatureInput) -> NDArray[np.float64]:
     comments = sum(bool(_COMMENT.match(line)) for line in lines)
     rule = item.rule_verdict or "unverified"
     total_terms = item.matched + item.missing
+    keys = set(claim_words) | {k for k in name_keys if k}
     row = (
         float(item.matched),
         float(item.missing),
@@ -404,7 +463,8 @@ def features(item: FeatureInput) -> NDArray[np.float64]:
         comments / len(lines),
         float(item.hint and item.missing > 0),
         float(not lines[0].strip().strip("{}();")) + float(not lines[-1].strip().strip("{}();")),
-        *_window_features(item, set(claim_words) | {k for k in name_keys if k}),
+        *_window_features(item, keys),
+        *_placement_features(item, keys, name_keys[0] if name_keys else None, code_parts),
     )
     return np.asarray(row, dtype=np.float64)
 

@@ -24,7 +24,7 @@ from citecal.cascade._cascade import (
     calibrate_cascade,
 )
 from citecal.cascade._features import FeatureInput, feature_matrix
-from citecal.cascade._verifier import LocalVerifier, train_verifier
+from citecal.cascade._verifier import DEFAULT_C, LocalVerifier, train_verifier
 from citecal.models import CitationResult
 
 LOCAL_TIERS: tuple[TierSpec, ...] = (TierSpec("rules"), TierSpec("local"))
@@ -71,7 +71,7 @@ def input_of(
 
 
 def out_of_fold(
-    rows: Sequence[Row], c: float = 1.0, x: NDArray[np.float64] | None = None
+    rows: Sequence[Row], c: float = DEFAULT_C, x: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
     """Each row's support probability from a verifier fit without its group.
 
@@ -111,13 +111,21 @@ def fit_cascade(
     delta: float,
     labels: dict[str, object],
     tiers: Sequence[TierSpec] = LOCAL_TIERS,
-    c: float = 1.0,
+    c: float = DEFAULT_C,
 ) -> CascadeSpec:
     """Train the verifier on every row, set thresholds on out-of-fold probabilities."""
     x = feature_matrix([r.features for r in rows])
     y = np.asarray([r.human for r in rows], dtype=bool)
     verifier: LocalVerifier = train_verifier(
-        x, y, c=c, meta={"n": len(rows), "supported": int(y.sum()), "source": labels.get("source")}
+        x,
+        y,
+        c=c,
+        meta={
+            "n": len(rows),
+            "supported": int(y.sum()),
+            "source": labels.get("source"),
+            "c": c,
+        },
     )
     oof = out_of_fold(rows, c, x)
     natural = np.asarray([r.natural for r in rows], dtype=bool)
