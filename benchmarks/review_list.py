@@ -11,6 +11,8 @@ all labels and for natural and planted reports apart:
 * the reliability table: per risk band, the unsupported share the summary
   states (the band's share in the training folds' labels), the mean predicted
   1 - p_supports, and the share people found (target: within 5 points);
+* what the judge-verifier disagreement rule (issue 29 1(c)) costs a right judge in
+  abstentions, and how many wrong ``supports`` it would catch;
 * the proposed place (the correction index's best place in the cited file, no
   judge) of every unsupported citation whose right place the labels know: right
   when it overlaps the labelled range (target >= 60%; baseline: ``correct
@@ -126,6 +128,18 @@ def main() -> int:
             f"  worst band gap: {'–' if worst is None else f'{worst * 100:.1f} pts'} "
             f"(target <= {TARGETS['band_gap'] * 100:.0f})"
         )
+    print(
+        "\njudge and verifier disagree (a judge's supports below the fold's cut goes to a person):"
+    )
+    for name, d in report.disagreement.items():
+        cost = d["supported_below"] / d["supported"] if d["supported"] else None
+        caught = d["unsupported_below"] / d["unsupported"] if d["unsupported"] else None
+        print(
+            f"  {name:8s} a right judge loses {d['supported_below']}/{d['supported']} = "
+            f"{_pct(cost)} of its supports to a person; a judge wrongly saying supports is "
+            f"caught on {d['unsupported_below']}/{d['unsupported']} = {_pct(caught)}"
+        )
+    figures["disagreement"] = report.disagreement
     placed = places(scored, sets)
     figures["proposed_place"] = placed
     print("\nproposed place (no judge), unsupported citations whose right place is labelled:")

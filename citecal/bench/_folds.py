@@ -37,6 +37,7 @@ class Held:
     p_supports: float | None = None  # calibrated by the fold's calibrator (valid only)
     band: str = ""
     expected: float | None = None  # the band's unsupported share in the fold's labels
+    disagree_below: float | None = None  # the fold's judge-verifier disagreement cut
 
     @property
     def human(self) -> bool:
@@ -82,6 +83,12 @@ class FoldReport(BaseModel):
     by_origin: dict[str, FoldFigures]
     by_package: dict[str, FoldFigures]
     by_origin_package: dict[str, dict[str, FoldFigures]]
+    disagreement: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="Per origin: valid citations people found supported / unsupported, and "
+        "of each how many have p_supports below the fold's disagreement cut (a judge's "
+        "supports there goes to a person; issue 29 1(c)).",
+    )
     thresholds: dict[str, dict[str, dict[str, float | None]]] = Field(
         description="Held-out package → tier → verdict → threshold (null: never decides)."
     )
@@ -159,7 +166,7 @@ def apply_held_out(spec: CascadeSpec, scored: Sequence[Scored], rows: dict[int, 
             ps = float(cal([p])[0])
             band = band_of(ps, cal.bands)
             share = next((b.share for b in cal.bands if b.name == band), None)
-            out.append(Held(s, tier, verdict, ps, band, share))
+            out.append(Held(s, tier, verdict, ps, band, share, cal.disagree_below))
     return out
 
 
@@ -260,7 +267,32 @@ def leave_one_package_out(
         },
         thresholds=thresholds,
         ranking=ranking_of(held),
+        disagreement=disagreement_of(held),
     )
+
+
+def disagreement_of(held: Sequence[Held]) -> dict[str, dict[str, int]]:
+    """What the judge-verifier disagreement rule costs and catches, out of sample.
+
+    A judge that is right says ``supports`` on every supported citation: those below
+    the cut are the rule's cost (abstentions). On an unsupported citation a judge's
+    ``supports`` is wrong (an obeyed injection, a lenient judge): those below the cut
+    are what the rule catches.
+    """
+    out: dict[str, dict[str, int]] = {}
+    for h in held:
+        if h.p_supports is None:
+            continue
+        below = h.disagree_below is not None and h.p_supports < h.disagree_below
+        for key in ("all", h.scored.label.origin):
+            slot = out.setdefault(
+                key,
+                {"supported": 0, "supported_below": 0, "unsupported": 0, "unsupported_below": 0},
+            )
+            kind = "supported" if h.human else "unsupported"
+            slot[kind] += 1
+            slot[f"{kind}_below"] += below
+    return out
 
 
 __all__ = [
@@ -268,6 +300,7 @@ __all__ = [
     "FoldReport",
     "Held",
     "apply_held_out",
+    "disagreement_of",
     "figures",
     "groundtruth_rows",
     "leave_one_package_out",

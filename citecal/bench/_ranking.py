@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -62,7 +63,7 @@ class RankingFigures(BaseModel):
     reliability: list[BandReliability]
 
 
-def _r(value: float | None) -> float | None:
+def _r(value: float | np.floating[Any] | None) -> float | None:
     return None if value is None else round(float(value), 4)
 
 

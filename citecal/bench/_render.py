@@ -67,8 +67,25 @@ def render_bench_table(report: BenchReport, console: Console) -> None:
             f"joint verdict decided {j.decided}, agreement {agree}, "
             f"false supports {j.false_supports}, false rejects {j.false_rejects}"
         )
+    for line in decider_lines(report):
+        console.print(line, markup=False, highlight=False)
     if report.not_extracted:
         console.print(f"not extracted: {', '.join(report.not_extracted)}")
+
+
+def decider_lines(report: BenchReport) -> list[str]:
+    """Valid citations by who decided them, and the ones sent to a person, by reason."""
+    lines = []
+    for who, m in report.decided_by.items():
+        agree = "–" if m.agreement is None else f"{m.agreement:.2%}"
+        lines.append(
+            f"valid citations decided by {who}: {m.decided}, agreement {agree} "
+            f"(false supports {m.false_supports}, false rejects {m.false_rejects})"
+        )
+    if report.abstained:
+        parts = ", ".join(f"{reason} {n}" for reason, n in report.abstained.items())
+        lines.append(f"sent to a person: {parts}")
+    return lines
 
 
 def render_bench_markdown(report: BenchReport) -> str:
