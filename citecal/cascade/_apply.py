@@ -133,6 +133,7 @@ def pre_judge(
         else:
             open_.append(i)
     probs: dict[int, float] = {}
+    calibrated: dict[int, float] = {}
     if spec.verifier is not None and todo:
         # Every valid citation is scored, decided or not: its calibrated p_supports is what
         # the review list ranks by (docs/explanation/cascade.md).
@@ -145,24 +146,27 @@ def pre_judge(
         raw = spec.verifier.predict(feature_matrix(inputs))
         probs = dict(zip(by_file, raw.tolist(), strict=True))
         if spec.calibrator is not None:
-            calibrated = spec.calibrator(raw)
-            for i, p in zip(by_file, calibrated.tolist(), strict=True):
-                out[i] = replace(out[i], p_supports=round(float(p), 4))
+            scaled = spec.calibrator(raw).round(4).tolist()
+            calibrated = dict(zip(by_file, scaled, strict=True))
     if local is None:
         probs = {}
     escalate: list[int] = []
+    handled: set[int] = set()
     for i in open_:
         o = out[i]
         p = probs.get(i)
+        ps = calibrated.get(i)
         pred = predict("local", Item(rule=None, local=p)) if p is not None else None
         if local is not None and pred is not None and decides(local, *pred):
             verdict, conf = pred
             th = local.thresholds[verdict]
             base = o.verdict
             assert base is not None
+            handled.add(i)
             out[i] = replace(
                 o,
                 route="cascade",
+                p_supports=ps,
                 verdict=replace(
                     base,
                     verdict=verdict,  # type: ignore[arg-type]
@@ -182,11 +186,15 @@ def pre_judge(
         elif has_judge:
             escalate.append(i)
         else:
-            ps = o.p_supports if o.p_supports is not None else p
-            why = (f"p_supports {ps:.2f}, " if ps is not None else "") + (
+            shown = ps if ps is not None else p
+            why = (f"p_supports {shown:.2f}, " if shown is not None else "") + (
                 "no tier of the cascade is confident enough"
             )
-            out[i] = replace(o, route="cascade", verdict=abstain(o.verdict, why))
+            handled.add(i)
+            out[i] = replace(o, route="cascade", p_supports=ps, verdict=abstain(o.verdict, why))
+    for i, ps in calibrated.items():  # decided by rules, or escalated to the judge
+        if i not in handled:
+            out[i] = replace(out[i], p_supports=ps)
     return out, escalate, decided_by
 
 

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 DEFAULT_REVIEW = 10
 """Citations the review list shows unless ``--review N`` says otherwise."""
 
+PROPOSE_BELOW = 0.65
+"""A place is proposed only for a citation this doubtful (the high and elevated bands, where
+people found at least ~40% unsupported): for a likely-fine citation it would be noise."""
+
 
 def rank_rows(rows: Sequence[CitationResult], calibrator: Calibrator) -> list[CitationResult]:
     """Each valid row with a ``p_supports`` gets its risk rank and band."""
@@ -110,7 +114,7 @@ def review(
     n: int,
     config: Config | None = None,
 ) -> list[CitationResult]:
-    """The first ``n`` rows by risk rank get their evidence and a proposed place."""
+    """The first ``n`` rows by risk rank get their evidence, the doubtful ones a proposed place."""
     chosen = sorted(
         (i for i, r in enumerate(rows) if r.risk_rank is not None and r.risk_rank <= n),
         key=lambda i: rows[i].risk_rank or 0,
@@ -120,17 +124,20 @@ def review(
     from citecal.correct import propose_places
     from citecal.source import SourceFileError
 
-    places = propose_places(
+    doubtful = [i for i in chosen if (rows[i].p_supports or 0.0) < PROPOSE_BELOW]
+    found = propose_places(
         store,
         [
             (rows[i].claim, Citation(rows[i].file_path, rows[i].start_line, rows[i].end_line))
-            for i in chosen
+            for i in doubtful
         ],
         config,
     )
+    places = dict(zip(doubtful, found, strict=True))
     out = list(rows)
     cache: dict[str, tuple[str, ...]] = {}
-    for i, place in zip(chosen, places, strict=True):
+    for i in chosen:
+        place = places.get(i)
         r = rows[i]
         if r.file_path not in cache:
             try:
