@@ -549,6 +549,16 @@ def evaluate_report(
 
             outcomes, judged_by = post_judge(outcomes, indexes, cascade, judge.model)
             decided_by.update(judged_by)
+    elif cascade is not None:
+        held = sum(
+            o.verdict is not None and o.verdict.abstain_reason == "needs a person" for o in outcomes
+        )
+        if held:
+            reason = no_judge_reason or "no LLM judge configured"
+            warnings.append(
+                f"{held} citations no tier of the cascade could decide are unverified, "
+                f"for a person (the review list ranks them): {reason}"
+            )
     elif indexes:
         reason = no_judge_reason or "no LLM judge configured"
         for i in indexes:
@@ -652,13 +662,23 @@ def estimate_report(
     use_cache: bool = True,
     cache: VerdictStore | None = None,
     context: SourceStore | None = None,
+    cascade: CascadeSpec | None = None,
 ) -> tuple[DryRunEstimate, Analysis]:
     """The dry run of one report: the claims routing gives the judge, estimated.
+
+    With ``cascade``, the claims its rules and local tiers would escalate (a rule's
+    verdict the cascade does not certify goes to the judge too).
 
     Returns the estimate and the analysis (its citations, for batch counts).
     """
     analysis = analyse(report_text, store, config, context=context)
-    requests = judge_requests(analysis, routed(analysis, config), store, config)
+    indexes = routed(analysis, config)
+    if cascade is not None:  # the claims the cascade would escalate to a judge
+        from citecal.cascade._apply import pre_judge
+
+        outcomes, indexes, _ = pre_judge(analysis.outcomes, cascade, store, True)
+        analysis = replace(analysis, outcomes=outcomes)
+    requests = judge_requests(analysis, indexes, store, config)
     est = estimate_requests(
         requests, config.judge, prompt=prompt, model=model, use_cache=use_cache, cache=cache
     )

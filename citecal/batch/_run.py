@@ -362,7 +362,7 @@ def evaluate_batch(
     config = config_from_layers(below + above, options.overrides)
     max_cost = options.max_cost if options.max_cost is not None else config.judge.max_cost_usd
     cascade = None
-    if options.cascade is not None and not options.dry_run:  # a bad file fails before the cluster
+    if options.cascade is not None:  # a bad file fails before the cluster
         from citecal.cascade import load_cascade
 
         cascade = load_cascade(options.cascade)

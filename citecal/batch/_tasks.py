@@ -332,6 +332,7 @@ def _estimate(
                 model=job.model,
                 use_cache=job.use_cache,
                 cache=cache,
+                cascade=job.cascade,
             )
         except InputError as exc:
             errors.append(_error_row(entry, _one_line(exc)))

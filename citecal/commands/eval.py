@@ -26,6 +26,7 @@ from citecal.commands._options import (
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
+    from citecal.cascade import CascadeSpec
     from citecal.config import Config
     from citecal.models import EvalResult
     from citecal.source import SourceStore
@@ -54,6 +55,7 @@ def _dry_run(
     model: str | None = None,
     use_cache: bool = True,
     context: SourceStore | None = None,
+    cascade: CascadeSpec | None = None,
 ) -> None:
     from citecal.pipeline import dry_run_line, estimate_report
 
@@ -65,6 +67,7 @@ def _dry_run(
         model=model,
         use_cache=use_cache,
         context=context,
+        cascade=cascade,
     )
     click.echo(dry_run_line(est))
 
@@ -281,7 +284,16 @@ def eval_command(
     store = open_store(repo, rev, config.validation)
     context = open_store(context_dir, None, config.validation) if context_dir is not None else None
     if dry_run:
-        _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache, context=context)
+        _dry_run(
+            report_text,
+            store,
+            config,
+            prompt,
+            model,
+            use_cache=not no_cache,
+            context=context,
+            cascade=cascade,
+        )
         return
     budget = make_budget(config.judge, max_cost, yes)
     judge, reason = (

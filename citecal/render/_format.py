@@ -86,13 +86,12 @@ def band_line(result: EvalResult) -> str:
     """The report's valid citations per risk band, with what the labels expect of each band."""
     parts = []
     for b in result.summary.risk_bands:
-        expect = "—" if b.expected_unsupported is None else f"{b.expected_unsupported:.0%}"
-        parts.append(
-            f"{b.name} (p < {b.upper:.2f}) {b.citations}: ~{expect} unsupported"
-            if b.upper < 1
-            else f"{b.name} (p >= {b.lower:.2f}) {b.citations}: ~{expect} unsupported"
-        )
-    return "; ".join(parts)
+        expect = "—" if b.expected_unsupported is None else f"~{b.expected_unsupported:.0%}"
+        parts.append(f"{b.name} {b.citations} ({expect})")
+    return (
+        "Risk bands (in brackets: unsupported in that band of the labels): "
+        + ", ".join(parts)
+    )
 
 
 def review_detail(r: CitationResult) -> list[str]:

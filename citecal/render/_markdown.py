@@ -42,7 +42,7 @@ def render_markdown(result: EvalResult) -> str:
         out += [f"> **Warning:** {md_line(w)}" for w in result.warnings]
         out.append("")
     if result.summary.risk_bands:
-        out += [f"Risk bands: {md_line(band_line(result))}", ""]
+        out += [md_line(band_line(result)), ""]
     shift = result.summary.shift
     if shift is not None and shift.shifted:
         out += [f"> **Note:** {md_line(shift.message)}", ""]

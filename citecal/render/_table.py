@@ -130,7 +130,7 @@ def render_table(result: EvalResult, console: Console, *, show_citations: bool =
     width = max(40, min(110, console.width - 50))
     console.print(_summary_table(result))
     if result.summary.risk_bands:
-        console.print(f"Risk bands: {escape(band_line(result))}")
+        console.print(escape(band_line(result)))
     shift = result.summary.shift
     if shift is not None and shift.shifted:
         console.print(f"[yellow]note:[/] {escape(shift.message)}")
