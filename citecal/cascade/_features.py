@@ -303,19 +303,27 @@ def best_window(
     if not hits:
         return None
 
-    def score(lo: int) -> int:
-        hi = lo + width
-        return sum(
-            bisect_left(pos, lo) < len(pos) and pos[bisect_left(pos, lo)] < hi for pos in hits
-        )
+    # counts[j, i]: lines before i holding key j; a window [lo, lo + width) holds key j when
+    # counts[j, lo + width] > counts[j, lo]. Every window at once, in numpy.
+    n = len(lines)
+    counts = np.zeros((len(hits), n + 1), dtype=np.int32)
+    for j, pos in enumerate(hits):
+        counts[j, np.asarray(pos, dtype=np.intp) + 1] = 1
+    np.cumsum(counts, axis=1, out=counts)
 
-    cited = score(start - 1)
+    def held(lo: NDArray[np.intp]) -> NDArray[np.intp]:
+        a = np.minimum(lo, n)
+        b = np.minimum(lo + width, n)
+        out: NDArray[np.intp] = (counts[:, b] > counts[:, a]).sum(axis=0)
+        return out
+
+    cited = int(held(np.asarray([start - 1]))[0])
     step = max(1, width // 2)
+    values = held(np.arange(0, max(1, n - width + 1), step))
     best, best_at = cited, start - 1
-    for lo in range(0, max(1, len(lines) - width + 1), step):
-        value = score(lo)
-        if value > best:
-            best, best_at = value, lo
+    top = int(values.max())
+    if top > cited:
+        best, best_at = top, int(np.argmax(values)) * step
     return cited, best, best_at + 1
 
 
@@ -383,21 +391,34 @@ def _placement_features(
     if not lines or not keys or not 1 <= lo <= hi <= len(lines):
         return (0.0,) * 10
     words = _file_words(lines)
+    where = {x: words.positions(x) for x in keys}
+
+    def within(pos: list[int], a: int, b: int) -> bool:
+        """Some 0-based line of ``pos`` is in the 1-based lines ``a..b``."""
+        i = bisect_left(pos, a - 1)
+        return i < len(pos) and pos[i] <= b - 1
+
     near = []
     for k in (3, 8, 20):
-        around = words.parts(max(1, lo - k), lo - 1) | words.parts(hi + 1, hi + k)
-        near.append(sum(x in around and x not in cited for x in keys) / len(keys))
+        a = max(1, lo - k)
+        near.append(
+            sum(
+                x not in cited and (within(p, a, lo - 1) or within(p, hi + 1, hi + k))
+                for x, p in where.items()
+            )
+            / len(keys)
+        )
     size = len(lines) + 1
-    weight = {x: math.log(size / (1 + len(words.positions(x)))) for x in keys}
+    weight = {x: math.log(size / (1 + len(p))) for x, p in where.items()}
     total = sum(weight.values()) or 1.0
     rare_in = sum(w for x, w in weight.items() if x in cited) / total
-    rare_out = sum(w for x, w in weight.items() if x not in cited and words.positions(x)) / total
+    rare_out = sum(w for x, w in weight.items() if x not in cited and where[x]) / total
     if subject:
-        above = words.parts(max(1, lo - 3), lo - 1)
+        spot = where[subject] if subject in where else words.positions(subject)
         subj = (
             float(subject in cited),
-            float(subject in above),
-            float(bool(words.positions(subject))),
+            float(within(spot, max(1, lo - 3), lo - 1)),
+            float(bool(spot)),
         )
     else:
         subj = (0.5, 0.5, 0.5)

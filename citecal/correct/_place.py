@@ -26,14 +26,22 @@ from citecal.source import SourceStore
 
 
 def propose_places(
-    store: SourceStore, claims: Sequence[tuple[str, Citation]], config: Config | None = None
+    store: SourceStore,
+    claims: Sequence[tuple[str, Citation]],
+    config: Config | None = None,
+    *,
+    bm25: bool = False,
 ) -> list[Citation | None]:
-    """For each (claim, citation): the best-ranked other place in its file, or None."""
+    """For each (claim, citation): the best-ranked other place in its file, or None.
+
+    ``bm25``: rank with BM25 too (loads ``bm25s`` and numba; within one file the
+    claim's names and words rank as well without it: ``benchmarks/review_list.py``).
+    """
     if not claims:
         return []
     paths = sorted({c.file_path for _, c in claims})
     try:
-        index = RepoIndex.build(store, paths=paths)
+        index = RepoIndex.build(store, paths=paths, bm25=bm25)
     except InputError:  # no file of a language citecal parses: nothing to propose
         return [None] * len(claims)
     locator = Locator(index, config or Config())

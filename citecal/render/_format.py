@@ -88,10 +88,7 @@ def band_line(result: EvalResult) -> str:
     for b in result.summary.risk_bands:
         expect = "—" if b.expected_unsupported is None else f"~{b.expected_unsupported:.0%}"
         parts.append(f"{b.name} {b.citations} ({expect})")
-    return (
-        "Risk bands (in brackets: unsupported in that band of the labels): "
-        + ", ".join(parts)
-    )
+    return "Risk bands (in brackets: unsupported in that band of the labels): " + ", ".join(parts)
 
 
 def review_detail(r: CitationResult) -> list[str]:
