@@ -58,6 +58,9 @@ from citecal.models import Citation, CitationResult, EvalResult, ExtractedCitati
 from citecal.pipeline import evaluate_report
 from citecal.source import SourceStore
 
+DEFAULT_REVIEW = 10
+"""The first round's review list, as ``citecal eval`` gives it (docs/explanation/cascade.md)."""
+
 if TYPE_CHECKING:
     from citecal.cascade import CascadeSpec
     from citecal.correct._rewrite import Rewriter
@@ -199,7 +202,7 @@ def correct_report(
         raise InputError("--max-iterations must be at least 1")
     config = config or Config()
 
-    def evaluate(text: str) -> EvalResult:
+    def evaluate(text: str, review: int = 0) -> EvalResult:
         return evaluate_report(
             text,
             store,
@@ -208,11 +211,11 @@ def correct_report(
             no_judge_reason=no_judge_reason,
             report_name=report_name,
             cascade=cascade,
-            review=0,
+            review=review,
         )
 
     text = report_text
-    before = evaluate(text)
+    before = evaluate(text, DEFAULT_REVIEW)  # the first round is eval's, its review list too
     current = before
     extracted = extract_citations(text)
     tracks = [_Track(ex.position) for ex in extracted]
