@@ -342,7 +342,9 @@ class RiskBandCount(_Model):
 class ShiftCheck(_Model):
     """The report's p_supports against the calibration labels' (docs/explanation/cascade.md)."""
 
-    test: str = Field(description="The two-sample test used: kolmogorov-smirnov (asymptotic p-value).")
+    test: str = Field(
+        description="The two-sample test used: kolmogorov-smirnov (asymptotic p-value)."
+    )
     p_value: float = Field(description="Small: the scores look unlike the calibration labels'.")
     shifted: bool = Field(description="p_value below the level: thresholds may not hold here.")
     level: float = Field(description="The level p_value is compared with.")

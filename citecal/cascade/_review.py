@@ -86,7 +86,11 @@ def shift_of(rows: Sequence[CitationResult], calibrator: Calibrator) -> ShiftChe
         else f"this report's verifier scores look like the calibration labels' (KS p = {p:.2g})"
     )
     return ShiftCheck(
-        test="kolmogorov-smirnov", p_value=round(p, 6), shifted=shifted, level=SHIFT_LEVEL, message=message
+        test="kolmogorov-smirnov",
+        p_value=round(p, 6),
+        shifted=shifted,
+        level=SHIFT_LEVEL,
+        message=message,
     )
 
 

@@ -39,9 +39,9 @@ class Row:
     rule: str | None
     human: bool
     judges: tuple[tuple[str, float], ...] = ()
-    natural: bool = True
-    """From a report written the natural way (planted faults are a stress test: the
-    calibrator is fitted on natural rows only, DESIGN "Routing and the cascade")."""
+    origin: str = "natural"
+    """natural (reports as users bring them, and every pulled annotation) or planted: the
+    calibrator is fitted on natural rows only (DESIGN "Routing and the cascade")."""
 
 
 def rule_of(row: CitationResult) -> str | None:
@@ -112,8 +112,15 @@ def fit_cascade(
     labels: dict[str, object],
     tiers: Sequence[TierSpec] = LOCAL_TIERS,
     c: float = DEFAULT_C,
+    thresholds_on: frozenset[str] | None = None,
 ) -> CascadeSpec:
-    """Train the verifier on every row, set thresholds on out-of-fold probabilities."""
+    """Train the verifier on every row, set thresholds on out-of-fold probabilities.
+
+    ``thresholds_on``: the origins whose rows the thresholds are set on (None: all).
+    The guarantee holds for claims exchangeable with those rows: users bring natural
+    reports, so the shipped cascade is calibrated on natural labels only, while planted
+    faults still teach the verifier (docs/explanation/cascade.md).
+    """
     x = feature_matrix([r.features for r in rows])
     y = np.asarray([r.human for r in rows], dtype=bool)
     verifier: LocalVerifier = train_verifier(
@@ -128,7 +135,7 @@ def fit_cascade(
         },
     )
     oof = out_of_fold(rows, c, x)
-    natural = np.asarray([r.natural for r in rows], dtype=bool)
+    natural = np.asarray([r.origin == "natural" for r in rows], dtype=bool)
     calibrator = calibrate_verifier(oof[natural], y[natural])
     items = [
         Item(
@@ -138,10 +145,13 @@ def fit_cascade(
             human=r.human,
         )
         for r, p in zip(rows, oof, strict=True)
+        if thresholds_on is None or r.origin in thresholds_on
     ]
-    return calibrate_cascade(
-        items, tiers, agreement, delta, {**labels, "n": len(rows)}, verifier, calibrator
-    )
+    about: dict[str, object] = {**labels, "n": len(items)}
+    if thresholds_on is not None:
+        about["thresholds_on"] = sorted(thresholds_on)
+        about["trained_on"] = len(rows)
+    return calibrate_cascade(items, tiers, agreement, delta, about, verifier, calibrator)
 
 
 __all__ = [

@@ -111,8 +111,7 @@ def test_batch_rows_equal_citecal_eval_report_by_report(
         got_summary = {k: report[0][k] for k in Summary.model_fields}
         if got_summary["cascade"] is not None:  # Parquet maps read back as (key, value) pairs
             got_summary["cascade"] = {
-                k: dict(v) if isinstance(v, list) else v
-                for k, v in got_summary["cascade"].items()
+                k: dict(v) if isinstance(v, list) else v for k, v in got_summary["cascade"].items()
             }
         assert got_summary == expected.summary.model_dump()
         assert report[0]["rev"] == row.rev and report[0]["repo"] == str(row.repo)
