@@ -160,7 +160,10 @@ def test_review_list_order_and_proposed_place(tiny: tuple[Path, Path]) -> None:
     summary = out["summary"]
     assert summary["review_size"] == 4
     assert sum(b["citations"] for b in summary["risk_bands"]) == 4
-    assert all(r["verdict"] == "unverified" and r["suggested_action"] == "annotate" for r in rows)
+    # The local tier certifies its not_supports (the shipped thresholds); the rest go to a person.
+    assert (first["verdict"], first["method"]) == ("not_supports", "local")
+    others = [r for r in rows if r is not first]
+    assert all(r["verdict"] == "unverified" and r["suggested_action"] == "annotate" for r in others)
     # The table and Markdown show the list, riskiest first.
     res = CliRunner().invoke(
         cli, ["eval", str(report), "--repo", str(repo), "--no-llm", "--review", "2"]
@@ -184,7 +187,7 @@ def test_no_cascade_is_the_rules_alone(tiny: tuple[Path, Path]) -> None:
     assert (put["verdict"], put["method"]) == ("not_supports", "extractive")  # the rule stands
     default = _eval(report, repo)
     put = next(r for r in default["citations"] if r["citation"] == "[store.py:15-16]")
-    assert put["verdict"] == "unverified"  # the rules' not_supports is not certified
+    assert put["method"] == "local"  # the rules' not_supports is not certified; the verifier's is
     res = CliRunner().invoke(
         cli, ["eval", str(report), "--repo", str(repo), "--cascade", "default", "--no-cascade"]
     )
@@ -250,9 +253,16 @@ def test_a_rules_verdict_no_longer_overrides_the_judge_by_default(
             )
         ]
     )
-    no_cut = tmp_path / "no-cut.json"  # the default cascade without the disagreement rule
+    # The shipped cascade with a local tier that never decides, so the judge is asked: with
+    # and without the disagreement cut.
     data = json.loads(load_cascade("default").model_dump_json())
+    local = next(t for t in data["tiers"] if t["kind"] == "local")
+    for th in local["thresholds"].values():
+        th["value"] = None
+    with_cut = tmp_path / "with-cut.json"
+    with_cut.write_text(json.dumps(data))
     data["calibrator"]["disagree_below"] = None
+    no_cut = tmp_path / "no-cut.json"
     no_cut.write_text(json.dumps(data))
 
     def put_row(*extra: str) -> dict:  # type: ignore[type-arg]
@@ -274,8 +284,10 @@ def test_a_rules_verdict_no_longer_overrides_the_judge_by_default(
         assert (plain["verdict"], plain["method"]) == ("not_supports", "extractive")
         judged = put_row("--cascade", str(no_cut), "--no-cache")
         assert (judged["verdict"], judged["method"]) == ("supports", "llm")
-        default = put_row("--no-cache")  # the verifier strongly doubts it: a person decides
-        assert default["verdict"] == "unverified"
-        assert default["abstain_reason"] == "judge and verifier disagree"
-        assert default["suggested_action"] == "annotate"
-        assert default["p_supports"] < 0.25
+        doubted = put_row("--cascade", str(with_cut), "--no-cache")  # a person decides
+        assert doubted["verdict"] == "unverified"
+        assert doubted["abstain_reason"] == "judge and verifier disagree"
+        assert doubted["suggested_action"] == "annotate"
+        assert doubted["p_supports"] < load_cascade("default").calibrator.disagree_below  # type: ignore[union-attr]
+        default = put_row("--no-cache")  # the certified local tier decides before the judge
+        assert (default["verdict"], default["method"]) == ("not_supports", "local")
