@@ -284,6 +284,12 @@ class GateConfig(_Section):
     fail_on_missing_files: bool = Field(True, description="FAIL when a cited file does not exist.")
     min_precision: float = Field(0.7, ge=0, le=1, description="WARN below this precision.")
     min_coverage: float = Field(0.5, ge=0, le=1, description="WARN below this claim coverage.")
+    max_high_risk: int | None = Field(
+        None,
+        ge=0,
+        description="FAIL when more valid citations than this are in the high-risk band of "
+        "p_supports (the review list's riskiest; needs the cascade); unset: no such rule.",
+    )
 
 
 class AnswerFields(_Section):

@@ -528,6 +528,7 @@ def evaluate_report(
     judge_progress: Callable[[int], None] | None = None,
     context: SourceStore | None = None,
     cascade: CascadeSpec | None = None,
+    review: int = 10,
 ) -> EvalResult:
     """Evaluate every citation of a report against a source store.
 
@@ -545,7 +546,11 @@ def evaluate_report(
             default ``store``).
         cascade: tiers with calibrated thresholds (README "The cascade"): a
             claim is decided by the first tier confident enough, else escalated,
-            and after the last tier it abstains ("needs a person").
+            and after the last tier it abstains ("needs a person"). With a
+            calibrated verifier every valid row gets ``p_supports``, its risk rank
+            and band (docs/explanation/cascade.md, "The review list").
+        review: how many of the riskiest citations get their evidence and a
+            proposed place (the review list; 0: none).
     """
     config = config or Config()
     analysis = analyse(report_text, store, config, progress, context)
@@ -592,6 +597,16 @@ def evaluate_report(
 
             outcomes, judged_by = post_judge(outcomes, indexes, cascade, judge.model)
             decided_by.update(judged_by)
+    elif cascade is not None:
+        for_person = sum(
+            o.verdict is not None and o.verdict.abstain_reason == "needs a person" for o in outcomes
+        )
+        if for_person:
+            reason = no_judge_reason or "no LLM judge configured"
+            warnings.append(
+                f"{for_person} citations no tier of the cascade could decide are unverified, "
+                f"for a person (the review list ranks them): {reason}"
+            )
     elif indexes:
         reason = no_judge_reason or "no LLM judge configured"
         for i in indexes:
@@ -599,6 +614,14 @@ def evaluate_report(
             outcomes[i] = replace(o, verdict=_undecided(o.verdict, reason))
         warnings.append(f"{len(indexes)} claims need the LLM judge and are unverified: {reason}")
     rows = joint_verdicts([to_result(o, config.extractive.context_lines) for o in outcomes])
+    calibrator = cascade.calibrator if cascade is not None else None
+    if calibrator is not None:
+        from citecal.cascade._review import rank_rows
+        from citecal.cascade._review import review as review_rows
+
+        rows = rank_rows(rows, calibrator)
+        if review > 0:
+            rows = review_rows(rows, store, review, config)
     summary = summarize(
         rows,
         total_claims=analysis.total_claims,
@@ -614,7 +637,24 @@ def evaluate_report(
         abstained = sum(
             o.verdict is not None and o.verdict.abstain_reason == "needs a person" for o in outcomes
         )
-        summary = summary.model_copy(update={"cascade": summary_of(cascade, decided_by, abstained)})
+        disagreed = sum(
+            o.verdict is not None and o.verdict.abstain_reason == "judge and verifier disagree"
+            for o in outcomes
+        )
+        summary = summary.model_copy(
+            update={"cascade": summary_of(cascade, decided_by, abstained, disagreed)}
+        )
+    if calibrator is not None:
+        from citecal.cascade._review import band_counts, shift_of
+
+        ranked = sum(r.risk_rank is not None for r in rows)
+        summary = summary.model_copy(
+            update={
+                "risk_bands": band_counts(rows, calibrator),
+                "review_size": min(review, ranked),
+                "shift": shift_of(rows, calibrator),
+            }
+        )
     if judge is not None and judge.budget.cap is not None:  # README "Security": spending cap
         summary = summary.model_copy(
             update={
@@ -670,13 +710,23 @@ def estimate_report(
     use_cache: bool = True,
     cache: VerdictStore | None = None,
     context: SourceStore | None = None,
+    cascade: CascadeSpec | None = None,
 ) -> tuple[DryRunEstimate, Analysis]:
     """The dry run of one report: the claims routing gives the judge, estimated.
+
+    With ``cascade``, the claims its rules and local tiers would escalate (a rule's
+    verdict the cascade does not certify goes to the judge too).
 
     Returns the estimate and the analysis (its citations, for batch counts).
     """
     analysis = analyse(report_text, store, config, context=context)
-    requests = judge_requests(analysis, routed(analysis, config), store, config)
+    indexes = routed(analysis, config)
+    if cascade is not None:  # the claims the cascade would escalate to a judge
+        from citecal.cascade._apply import pre_judge
+
+        outcomes, indexes, _ = pre_judge(analysis.outcomes, cascade, store, True)
+        analysis = replace(analysis, outcomes=outcomes)
+    requests = judge_requests(analysis, indexes, store, config)
     est = estimate_requests(
         requests, config.judge, prompt=prompt, model=model, use_cache=use_cache, cache=cache
     )

@@ -34,6 +34,7 @@ def example_json(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "--repo",
         str(root / "shopcart"),
         "--no-llm",
+        "--no-cascade",  # the rules' own verdicts (the cascade's are pinned apart)
         "-f",
         "json",
         "-o",
@@ -195,8 +196,9 @@ def test_strict_exits_0_for_a_clean_report(make_repo: Callable[..., Path], tmp_p
     report = tmp_path / "r.md"
     report.write_text("The `load_config` function takes `path` [a.py:1-2].\n")
     code, out, err = run(
-        "eval", str(report), "--repo", str(repo), "--no-llm", "--strict", "-f", "json"
-    )
+        "eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "--strict", "-f",
+        "json",
+    )  # fmt: skip
     assert code == 0, err
     data = json.loads(out)
     assert data["summary"]["overall_precision"] == 1.0 and data["failed_citations"] == []
@@ -217,7 +219,9 @@ def test_strict_fails_on_unverified_failed_or_no_citations(
     repo = make_repo({"a.py": "def load_config(path):\n    return open(path).read()\n"})
     report = tmp_path / "r.md"
     report.write_text(text)
-    code, _, err = run("eval", str(report), "--repo", str(repo), "--no-llm", "--strict")
+    code, _, err = run(
+        "eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "--strict"
+    )
     assert code == 1
     assert f"strict: {reason}" in err
     lax, _, _ = run("eval", str(report), "--repo", str(repo), "--no-llm")
@@ -297,12 +301,15 @@ def test_rev_reads_files_at_that_revision(tmp_path: Path) -> None:
     report = tmp_path / "r.md"
     report.write_text("The `old_name` function returns 1 [m.py:1-2].\n")
     code, out, err = run(
-        "eval", str(report), "--repo", str(repo), "--rev", "HEAD", "--no-llm", "-f", "json"
-    )
+        "eval", str(report), "--repo", str(repo), "--rev", "HEAD", "--no-llm", "--no-cascade",
+        "-f", "json",
+    )  # fmt: skip
     assert code == 0, err
     data = json.loads(out)
     assert data["rev"] == "HEAD" and data["citations"][0]["verdict"] == "supports"
-    code, out, _ = run("eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json")
+    code, out, _ = run(
+        "eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "-f", "json"
+    )
     assert json.loads(out)["citations"][0]["verdict"] == "not_supports"  # old_name is gone
 
 
@@ -331,7 +338,7 @@ def test_config_threshold_changes_outcome(make_repo: Callable[..., Path], tmp_pa
     mine.write_text("[classify]\ndefault_unknown_handling = 'extractive'\n")
     report = tmp_path / "r.md"
     report.write_text("Header lines lose their whitespace in parse_header [a.py:1-2].\n")
-    args = ["eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json"]
+    args = ["eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "-f", "json"]
     _, out, _ = run(*args, "--config", str(mine))
     row = json.loads(out)["citations"][0]
     assert row["mode"] == "unknown" and row["verdict"] == "not_supports"

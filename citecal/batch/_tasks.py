@@ -33,6 +33,7 @@ from citecal.source import CachingStore, open_store
 
 if TYPE_CHECKING:
     from citecal.batch._cluster import ClusterLedger
+    from citecal.cascade import CascadeSpec
     from citecal.verify.judge import Budget, Judge
 
 Layers = list[tuple[str, dict[str, Any]]]
@@ -80,6 +81,9 @@ class JobSettings:
     """``--yes``: no cap and no refusal above ``judge.confirm_above_usd``."""
     ledger: ClusterLedger | None = None
     """The batch's one spending ledger on the scheduler."""
+    cascade: CascadeSpec | None = None
+    """The cascade every report goes through (docs/explanation/cascade.md), loaded by the
+    driver; None: ``--no-cascade``."""
 
     def budget(self, config: Config) -> Budget:
         """This task's view of the batch's spending rules (nobody to ask on a worker)."""
@@ -275,6 +279,7 @@ def _evaluate(
                         no_judge_reason=reason,
                         report_name=entry.report,
                         index=index,
+                        cascade=job.cascade,
                     )
                     index = run.index or index
                     evaluated: EvalResult = run.before
@@ -290,6 +295,7 @@ def _evaluate(
                         judge=judge,
                         no_judge_reason=reason,
                         report_name=entry.report,
+                        cascade=job.cascade,
                     )
             except InputError as exc:
                 errors.append(_error_row(entry, _one_line(exc)))
@@ -327,6 +333,7 @@ def _estimate(
                 model=job.model,
                 use_cache=job.use_cache,
                 cache=cache,
+                cascade=job.cascade,
             )
         except InputError as exc:
             errors.append(_error_row(entry, _one_line(exc)))

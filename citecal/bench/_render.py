@@ -71,8 +71,25 @@ def render_bench_table(report: BenchReport, console: Console) -> None:
                 f"false supports {j.false_supports}, false rejects {j.false_rejects}"
             )
         )
+    for line in decider_lines(report):
+        console.print(line, markup=False, highlight=False)
     if report.not_extracted:
         console.print(escape(f"not extracted: {', '.join(report.not_extracted)}"))
+
+
+def decider_lines(report: BenchReport) -> list[str]:
+    """Valid citations by who decided them, and the ones sent to a person, by reason."""
+    lines = []
+    for who, m in report.decided_by.items():
+        agree = "–" if m.agreement is None else f"{m.agreement:.2%}"
+        lines.append(
+            f"valid citations decided by {who}: {m.decided}, agreement {agree} "
+            f"(false supports {m.false_supports}, false rejects {m.false_rejects})"
+        )
+    if report.abstained:
+        parts = ", ".join(f"{reason} {n}" for reason, n in report.abstained.items())
+        lines.append(f"sent to a person: {parts}")
+    return lines
 
 
 def render_bench_markdown(report: BenchReport) -> str:
@@ -153,6 +170,8 @@ def render_folds_table(report: FoldReport, console: Console) -> None:
     console.print(escape(f"decided by: {by}; sent to a person: {report.overall.abstained}"))
     for line in _spread_lines(report):
         console.print(escape(line))
+    for line in ranking_lines(report):
+        console.print(line, markup=False, highlight=False)
 
 
 def _spread_lines(report: FoldReport) -> list[str]:
@@ -172,6 +191,31 @@ def _spread_lines(report: FoldReport) -> list[str]:
     return out
 
 
+def _p(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def ranking_lines(report: FoldReport) -> list[str]:
+    """p_supports out of sample: AUC, the most doubtful 10% / 20%, expected against observed."""
+    lines: list[str] = []
+    for name, r in report.ranking.items():
+        auc = "–" if r.auc is None else f"{r.auc:.3f}"
+        lines.append(
+            f"p_supports, {name} ({r.n} valid, {r.unsupported} unsupported): ROC AUC {auc}; "
+            f"unsupported among the 10% most doubtful {_p(r.top10_unsupported)}, "
+            f"the 20% {_p(r.top20_unsupported)}"
+        )
+        lines.append(
+            "  band: n, expected unsupported (labels) / predicted (1 - p) / observed: "
+            + "; ".join(
+                f"{b.name} {b.n}, {_p(b.expected_unsupported)} / "
+                f"{_p(b.predicted_unsupported)} / {_p(b.observed_unsupported)}"
+                for b in r.reliability
+            )
+        )
+    return lines
+
+
 def render_folds_markdown(report: FoldReport) -> str:
     lines = [f"## {_fold_title(report)}", ""]
     lines.append("| held out | " + " | ".join(h for _, h in FOLD_COLUMNS) + " |")
@@ -182,6 +226,9 @@ def render_folds_markdown(report: FoldReport) -> str:
     spread = _spread_lines(report)
     if spread:
         lines += [""] + [f"- {md_line(line)}" for line in spread]
+    extra = ranking_lines(report)
+    if extra:
+        lines += ["", *(f"    {line}" for line in extra)]
     return "\n".join(lines) + "\n"
 
 

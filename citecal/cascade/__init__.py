@@ -8,6 +8,16 @@ Reading, running and fitting a cascade load here; the annotation-table rows
 from typing import TYPE_CHECKING
 
 from citecal._lazy import lazy_getattr
+from citecal.cascade._calibration import (
+    BAND_EDGES,
+    BAND_NAMES,
+    Calibrator,
+    RiskBand,
+    band_of,
+    fit_calibrator,
+    risk_ranks,
+    shift_check,
+)
 from citecal.cascade._cascade import (
     MAX_CASCADE_BYTES,
     VERDICTS,
@@ -48,22 +58,28 @@ _LAZY: dict[str, str] = {
 __getattr__ = lazy_getattr(__name__, _LAZY)
 
 __all__ = [
+    "BAND_EDGES",
+    "BAND_NAMES",
     "FEATURE_NAMES",
     "LOCAL_TIERS",
     "MAX_CASCADE_BYTES",
     "VERDICTS",
+    "Calibrator",
     "CascadeSpec",
     "FeatureInput",
     "Item",
     "LocalVerifier",
+    "RiskBand",
     "Row",
     "Threshold",
     "Tier",
     "TierSpec",
     "TierThreshold",
+    "band_of",
     "calibrate_cascade",
     "feature_matrix",
     "features",
+    "fit_calibrator",
     "fit_cascade",
     "fixed_sequence",
     "input_of",
@@ -76,10 +92,12 @@ __all__ = [
     "render_cascade_html",
     "render_cascade_markdown",
     "render_cascade_table",
+    "risk_ranks",
     "rows_from_table",
     "rule_of",
     "run_cascade",
     "save_cascade",
     "save_verifier",
+    "shift_check",
     "train_verifier",
 ]

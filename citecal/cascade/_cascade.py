@@ -20,6 +20,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from citecal._io import atomic_write_text, read_text_file
+from citecal.cascade._calibration import Calibrator
 from citecal.cascade._thresholds import Threshold, fixed_sequence
 from citecal.cascade._verifier import LocalVerifier, validate_json
 from citecal.errors import InputError
@@ -117,6 +118,11 @@ class CascadeSpec(BaseModel):
     tiers: list[Tier]
     abstained: Count = Field(0, description="Calibration labels no tier decided.")
     verifier: LocalVerifier | None = None
+    calibrator: Calibrator | None = Field(
+        None,
+        description="The verifier's probability calibrated on out-of-fold predictions, the "
+        "risk bands and the calibration scores (absent from files written before round 4).",
+    )
 
     @field_validator("labels")
     @classmethod
@@ -190,6 +196,7 @@ def calibrate_cascade(
     delta: float,
     labels: dict[str, object],
     verifier: LocalVerifier | None = None,
+    calibrator: Calibrator | None = None,
 ) -> CascadeSpec:
     """Thresholds for every tier, in order, on the labels that reach it.
 
@@ -236,6 +243,7 @@ def calibrate_cascade(
         tiers=out,
         abstained=len(remaining),
         verifier=verifier,
+        calibrator=calibrator,
     )
 
 

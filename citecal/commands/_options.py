@@ -236,3 +236,39 @@ def ask_with_bar_paused(budget: Budget, bar: Progress) -> None:
             bar.start()
 
     budget.approve = paused
+
+
+def cascade_options(fn: F) -> F:
+    """``--cascade FILE|default`` and ``--no-cascade``: the cascade is on by default
+    (docs/explanation/cascade.md): the shipped one unless a file or ``--no-cascade`` says
+    otherwise."""
+    fn = click.option(
+        "--no-cascade",
+        is_flag=True,
+        help="Decide as before the cascade: a rule's verdict stands, the judge decides the "
+        "rest; no p_supports, no review list.",
+    )(fn)
+    fn = click.option(
+        "--cascade",
+        "cascade_file",
+        default=None,
+        metavar="FILE|default",
+        help="Cascade file (docs: the cascade): each claim decided by the first tier "
+        "confident enough, else sent to a person  [default: default, the shipped one].",
+    )(fn)
+    return fn
+
+
+def cascade_choice(cascade_file: str | None, no_cascade: bool) -> str | None:
+    """The cascade to load ("default", a path) or None for ``--no-cascade``.
+
+    Raises:
+        InputError: both ``--cascade FILE`` and ``--no-cascade``.
+    """
+    from citecal.errors import InputError
+
+    if no_cascade:
+        if cascade_file is not None:
+            raise InputError("--cascade and --no-cascade exclude each other")
+        return None
+    return cascade_file or "default"

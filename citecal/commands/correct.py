@@ -15,6 +15,8 @@ from citecal._io import (
 )
 from citecal.commands._options import (
     budget_line,
+    cascade_choice,
+    cascade_options,
     make_budget,
     output_options,
     spending_options,
@@ -41,8 +43,13 @@ def run_correct(
     semantic: bool = False,
     max_cost: float | None = None,
     yes: bool = False,
+    cascade: str | None = None,
 ) -> None:
-    """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation)."""
+    """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation).
+
+    ``cascade``: the cascade file to evaluate through ("default", a path) or None
+    (``--no-cascade``; docs/explanation/cascade.md).
+    """
     from citecal.commands._judge import build_judge_or_reason
     from citecal.correct import correct_report, read_report, unified_diff
     from citecal.correct._render import render_markdown, render_table, summary_line
@@ -54,10 +61,16 @@ def run_correct(
         raise InputError("--max-iterations must be at least 1")
     refuse_clobber(  # README "Security": an output never replaces an input
         [("-o/--output", output), ("--corrections", corrections_path)],
-        [("REPORT", report), ("--config", config_file)],
-    )
+        [("REPORT", report), ("--config", config_file),
+         ("--cascade", None if cascade in (None, "default") else cascade)],
+    )  # fmt: skip
     for target in (output, corrections_path):
         check_output(target)  # a bad path fails now, before any work
+    spec = None
+    if cascade is not None:  # a bad cascade file fails before any work
+        from citecal.cascade import load_cascade
+
+        spec = load_cascade(cascade)
     text, bom = read_report(report)
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if prompt:
@@ -83,6 +96,7 @@ def run_correct(
                 max_iterations=max_iterations,
                 report_name=str(report),
                 semantic=semantic,
+                cascade=spec,
             )
     finally:
         if judge is not None:
@@ -166,6 +180,7 @@ def run_correct(
 @click.option("--model", default=None, help="Judge and rewrite model (default: judge.judge_model).")
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @spending_options
+@cascade_options
 def correct_command(
     report: Path,
     repo: Path,
@@ -184,6 +199,8 @@ def correct_command(
     no_cache: bool,
     max_cost: float | None,
     yes: bool,
+    cascade_file: str | None,
+    no_cascade: bool,
 ) -> None:
     """Repair the failed citations of REPORT and show what changed.
 
@@ -222,4 +239,5 @@ def correct_command(
         semantic=semantic,
         max_cost=max_cost,
         yes=yes,
+        cascade=cascade_choice(cascade_file, no_cascade),
     )

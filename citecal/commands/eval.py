@@ -17,6 +17,8 @@ from citecal.commands._judge import build_judge_or_reason
 from citecal.commands._options import (
     ask_with_bar_paused,
     budget_line,
+    cascade_choice,
+    cascade_options,
     make_budget,
     output_options,
     spending_options,
@@ -24,6 +26,7 @@ from citecal.commands._options import (
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
+    from citecal.cascade import CascadeSpec
     from citecal.config import Config
     from citecal.models import EvalResult
     from citecal.source import SourceStore
@@ -52,6 +55,7 @@ def _dry_run(
     model: str | None = None,
     use_cache: bool = True,
     context: SourceStore | None = None,
+    cascade: CascadeSpec | None = None,
 ) -> None:
     from citecal.pipeline import dry_run_line, estimate_report
 
@@ -63,6 +67,7 @@ def _dry_run(
         model=model,
         use_cache=use_cache,
         context=context,
+        cascade=cascade,
     )
     click.echo(dry_run_line(est))
 
@@ -163,13 +168,14 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     default=None,
     help="Recalibration map (`citecal calibrate --save-map`): scores become calibrated.",
 )
+@cascade_options
 @click.option(
-    "--cascade",
-    "cascade_file",
-    default=None,
-    metavar="FILE|default",
-    help="Cascade file (README 'The cascade'): each claim decided by the first tier "
-    "confident enough, else sent to a person.",
+    "--review",
+    "review",
+    type=click.IntRange(0, 10_000),
+    default=10,
+    show_default=True,
+    help="Citations in the review list 'Most likely unsupported' (0: none).",
 )
 def eval_command(
     report: Path,
@@ -195,6 +201,8 @@ def eval_command(
     max_iterations: int,
     calibration: Path | None,
     cascade_file: str | None,
+    no_cascade: bool,
+    review: int,
 ) -> None:
     """Verify every citation of REPORT against the repository.
 
@@ -214,17 +222,17 @@ def eval_command(
       citecal eval answer.md --context notes/ --no-llm
       citecal eval report.md --repo . --no-llm --correct -o fixed.md
       citecal eval report.md --repo . --calibration judge-map.json -f json
-      citecal eval report.md --repo . --no-llm --cascade default
+      citecal eval report.md --repo . --no-llm --review 20
+      citecal eval report.md --repo . --no-cascade
     """
-    cascade_path = None if cascade_file in (None, "default") else cascade_file
+    chosen = cascade_choice(cascade_file, no_cascade)
+    cascade_path = None if chosen in (None, "default") else chosen
     refuse_clobber(  # README "Security": an output never replaces an input
         [("-o/--output", output), ("--corrections", corrections_path)],
         [("REPORT", report), ("--config", config_file), ("--calibration", calibration),
          ("--cascade", cascade_path)],
     )  # fmt: skip
     if correct:
-        if cascade_file is not None:
-            raise InputError("--cascade cannot be combined with --correct yet")
         if context_dir is not None or gate:
             raise InputError("--correct cannot be combined with --context or --gate")
         if calibration is not None:
@@ -248,6 +256,7 @@ def eval_command(
             strict=strict,
             max_cost=max_cost,
             yes=yes,
+            cascade=chosen,
         )
         return
     if corrections_path is not None:
@@ -263,10 +272,10 @@ def eval_command(
 
         mapping = read_map(calibration)
     cascade = None
-    if cascade_file is not None:  # a bad cascade file fails before any work too
+    if chosen is not None:  # a bad cascade file fails before any work too
         from citecal.cascade import load_cascade
 
-        cascade = load_cascade(cascade_file)
+        cascade = load_cascade(chosen)
     report_text = read_text_file(report, "report")
     overrides: dict[str, dict[str, Any]] = {"judge": {}}
     if concurrency:
@@ -281,7 +290,16 @@ def eval_command(
     store = open_store(repo, rev, config.validation)
     context = open_store(context_dir, None, config.validation) if context_dir is not None else None
     if dry_run:
-        _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache, context=context)
+        _dry_run(
+            report_text,
+            store,
+            config,
+            prompt,
+            model,
+            use_cache=not no_cache,
+            context=context,
+            cascade=cascade,
+        )
         return
     budget = make_budget(config.judge, max_cost, yes)
     judge, reason = (
@@ -313,6 +331,7 @@ def eval_command(
                 judge_progress=on_judged,
                 context=context,
                 cascade=cascade,
+                review=review,
             )
     finally:
         if judge is not None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from citecal.commands._options import spending_options
+from citecal.commands._options import cascade_choice, cascade_options, spending_options
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
@@ -227,6 +227,7 @@ def _print_dry_run(est: DryRunSummary) -> None:
     help="Reports per task (default 20).",
 )
 @spending_options
+@cascade_options
 def eval_batch_command(
     manifest: Path,
     output: Path | None,
@@ -246,6 +247,8 @@ def eval_batch_command(
     task_size: int | None,
     max_cost: float | None,
     yes: bool,
+    cascade_file: str | None,
+    no_cascade: bool,
 ) -> None:
     """Evaluate every report of MANIFEST on a Dask cluster, into Parquet tables.
 
@@ -304,6 +307,7 @@ def eval_batch_command(
         task_size=task_size or 20,
         max_cost=max_cost,
         yes=yes,
+        cascade=cascade_choice(cascade_file, no_cascade),
     )
     feedback = _Feedback()
     try:

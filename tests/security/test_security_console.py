@@ -149,6 +149,9 @@ TRUSTED: dict[tuple[str, str], str] = {
     ("citecal/commands/align.py", "result.tokens"): "a count",
     ("citecal/render/_table.py", "label"): "a row label of SUMMARY_ROWS, a constant",
     ("citecal/render/_table.py", "str(n)"): "a row number",
+    ("citecal/render/_table.py", "str(r.risk_rank)"): "a rank (int)",
+    ("citecal/render/_table.py", "cells"): "escape()d strings and numbers, built above",
+    ("citecal/render/_table.py", "review_title(result)"): "counts in a constant sentence",
     ("citecal/render/_table.py", "detail"): "built from escape() pieces above it",
     ("citecal/render/_table.py", "_STYLE.get(label, '')"): "a style name from a constant",
     ("citecal/render/_table.py", "style"): "a style name from a constant",
@@ -246,7 +249,11 @@ def scan(path: Path) -> list[str]:
             continue
         called = _name(node.func)
         args: list[ast.expr] = []
-        if called in RICH_CALLS and isinstance(node.func, ast.Attribute):
+        markup_off = any(
+            k.arg == "markup" and isinstance(k.value, ast.Constant) and k.value.value is False
+            for k in node.keywords
+        )  # console.print(text, markup=False): nothing in it is read as markup
+        if called in RICH_CALLS and isinstance(node.func, ast.Attribute) and not markup_off:
             args += node.args if called != "add_task" else node.args[:1]
         if called in RENDERABLES | RICH_CALLS | {"update"}:
             args += [k.value for k in node.keywords if k.arg in TITLE_KEYWORDS]
