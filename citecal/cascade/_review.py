@@ -81,7 +81,8 @@ def shift_of(rows: Sequence[CitationResult], calibrator: Calibrator) -> ShiftChe
     message = (
         f"this report's verifier scores are unlike the {len(calibrator.scores)} calibration "
         f"labels' (KS p = {p:.2g}): the risk bands' expectations and the cascade's thresholds "
-        "may not hold here; calibrate on your own labels (citecal calibrate --cascade)"
+        "may not hold here; calibrate on your own labels (citecal calibrate --write-cascade "
+        "FILE, then eval --cascade FILE)"
         if shifted
         else f"this report's verifier scores look like the calibration labels' (KS p = {p:.2g})"
     )

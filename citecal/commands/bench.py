@@ -83,7 +83,7 @@ def bench_command() -> None:
 )
 @click.option(
     "--agreement",
-    default="supports=0.98,not_supports=0.90",
+    default="supports=0.95,not_supports=0.90",
     show_default=True,
     help="Agreement the cascade's thresholds guarantee: one level or one per verdict.",
 )

@@ -53,8 +53,12 @@ def make_repo(tmp_path: Path, toml: str, name: str = "citecal.toml") -> tuple[Pa
 
 
 def evaluate(report: Path, repo: Path, env: dict[str, str] | None = None) -> tuple[dict, str]:
+    # --no-cascade: the rules' own verdicts, which these thresholds decide (under the default
+    # cascade a rule's verdict stands only where people's labels back it).
     res = CliRunner().invoke(
-        cli, ["eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json"], env=env
+        cli,
+        ["eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "-f", "json"],
+        env=env,
     )
     assert res.exit_code == 0, res.output
     return json.loads(res.stdout), res.stderr
