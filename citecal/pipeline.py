@@ -59,7 +59,13 @@ from citecal.verify._excerpt import (
 if TYPE_CHECKING:
     from citecal.cascade import CascadeSpec
     from citecal.config import JudgeConfig
-    from citecal.verify.judge import DryRunEstimate, Judge, JudgeRequest, VerdictStore
+    from citecal.verify.judge import (
+        DryRunEstimate,
+        Judge,
+        JudgeRequest,
+        PromptTemplate,
+        VerdictStore,
+    )
 
 Progress = Callable[[int, int], None]
 
@@ -560,6 +566,15 @@ def evaluate_report(
         cost_usd=cost,
     )
     summary = summary.model_copy(update=excerpt_summary(rows))
+    if judge is not None:  # README "Judge confidence": how sure, and K answers paid for
+        summary = summary.model_copy(
+            update={
+                "confidence_source": judge.confidence,
+                "confidence_samples": judge.samples
+                if judge.confidence in ("consistency", "simulated")
+                else 1,
+            }
+        )
     if cascade is not None:
         from citecal.cascade._apply import summary_of
 
@@ -600,6 +615,7 @@ def estimate_requests(
     model: str | None = None,
     use_cache: bool = True,
     cache: VerdictStore | None = None,
+    variants: Sequence[PromptTemplate] = (),
 ) -> DryRunEstimate:
     """What judging ``requests`` would cost, without a network call: the one dry run.
 
@@ -609,7 +625,9 @@ def estimate_requests(
     """
     from citecal.verify.judge import estimate_cost
 
-    return estimate_cost(requests, config, prompt, model=model, use_cache=use_cache, cache=cache)
+    return estimate_cost(
+        requests, config, prompt, model=model, use_cache=use_cache, cache=cache, variants=variants
+    )
 
 
 def estimate_report(
@@ -622,6 +640,7 @@ def estimate_report(
     use_cache: bool = True,
     cache: VerdictStore | None = None,
     context: SourceStore | None = None,
+    variants: Sequence[PromptTemplate] = (),
 ) -> tuple[DryRunEstimate, Analysis]:
     """The dry run of one report: the claims routing gives the judge, estimated.
 
@@ -630,7 +649,13 @@ def estimate_report(
     analysis = analyse(report_text, store, config, context=context)
     requests = judge_requests(analysis, routed(analysis, config), store, config)
     est = estimate_requests(
-        requests, config.judge, prompt=prompt, model=model, use_cache=use_cache, cache=cache
+        requests,
+        config.judge,
+        prompt=prompt,
+        model=model,
+        use_cache=use_cache,
+        cache=cache,
+        variants=variants,
     )
     return est, analysis
 
@@ -640,6 +665,10 @@ def dry_run_line(est: DryRunEstimate, unit: str = "claims") -> str:
     cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
     if est.held_back:
         cached += f" ({est.held_back} held back: possible prompt injection)"
+    if est.samples > 1:  # README "Judge confidence": K answers per claim, counted below
+        cached += f" ({est.confidence_source}: {est.samples} answers per claim)"
+    elif est.confidence_source != "verbal":
+        cached += f" ({est.confidence_source})"
     return (
         f"dry run: {est.requests - est.cache_hits - est.held_back} {unit} would go to the judge"
         f" ({est.model}){cached} in "

@@ -34,7 +34,6 @@ from citecal.align._candidates import (
     Recipe,
     combinations,
     common_instructions,
-    prompt_text,
     system_with,
     write_candidate,
 )
@@ -54,7 +53,7 @@ from citecal.verify.judge._budget import count_tokens
 from citecal.verify.judge._cache import default_cache_path
 from citecal.verify.judge._estimate import estimate_cost
 from citecal.verify.judge._judge import Judge, build_judge, resolve_endpoint
-from citecal.verify.judge._prompts import PromptTemplate, load_prompt
+from citecal.verify.judge._prompts import PromptTemplate, load_prompt, prompt_text
 from citecal.verify.judge._rejudge import apply_verdicts, rejudge_requests
 from citecal.verify.judge._types import JudgeRun
 

@@ -24,7 +24,13 @@ if TYPE_CHECKING:
     from citecal.calibrate._disagreements import categorise, category_counts
     from citecal.calibrate._estimate import estimate, estimate_frame
     from citecal.calibrate._estimate_models import EstimateReport
-    from citecal.calibrate._fewshot import FewShot, mine_few_shot
+    from citecal.calibrate._fewshot import (
+        FewShot,
+        SimulatedAnnotators,
+        mine_few_shot,
+        simulated_annotators,
+        simulated_prompts,
+    )
     from citecal.calibrate._html import (
         comparison_plot,
         confusion_plot,
@@ -54,6 +60,7 @@ if TYPE_CHECKING:
         calibrate_frame,
         default_by,
     )
+    from citecal.calibrate._stability import RecordStability, Stability, stability
     from citecal.calibrate._table import (
         judge_support,
         language_of,
@@ -76,6 +83,9 @@ _LAZY: dict[str, str] = {
     "GROUP_COLUMNS": "citecal.calibrate._report",
     "MetricDiff": "citecal.calibrate._models",
     "Metrics": "citecal.calibrate._models",
+    "RecordStability": "citecal.calibrate._stability",
+    "SimulatedAnnotators": "citecal.calibrate._fewshot",
+    "Stability": "citecal.calibrate._stability",
     "calibrate": "citecal.calibrate._report",
     "calibrate_frame": "citecal.calibrate._report",
     "categorise": "citecal.calibrate._disagreements",
@@ -94,6 +104,9 @@ _LAZY: dict[str, str] = {
     "load_labels": "citecal.calibrate._table",
     "mine_few_shot": "citecal.calibrate._fewshot",
     "ppi_mean": "citecal.calibrate._ppi",
+    "simulated_annotators": "citecal.calibrate._fewshot",
+    "simulated_prompts": "citecal.calibrate._fewshot",
+    "stability": "citecal.calibrate._stability",
     "prepare": "citecal.calibrate._table",
     "prepare_labels": "citecal.calibrate._table",
     "read_judged": "citecal.calibrate._judged",
@@ -121,6 +134,9 @@ __all__ = [
     "FlippedRecord",
     "MetricDiff",
     "Metrics",
+    "RecordStability",
+    "SimulatedAnnotators",
+    "Stability",
     "calibrate",
     "calibrate_frame",
     "categorise",
@@ -146,5 +162,8 @@ __all__ = [
     "render_html",
     "render_markdown",
     "render_table",
+    "simulated_annotators",
+    "simulated_prompts",
+    "stability",
     "stratified_ppi",
 ]

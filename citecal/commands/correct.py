@@ -17,6 +17,8 @@ from citecal._io import (
 )
 from citecal.commands._options import (
     budget_line,
+    confidence_options,
+    confidence_overrides,
     make_budget,
     output_options,
     spending_options,
@@ -50,8 +52,12 @@ def run_correct(
     semantic: bool = False,
     max_cost: float | None = None,
     yes: bool = False,
+    judge_settings: dict[str, Any] | None = None,
 ) -> None:
-    """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation)."""
+    """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation).
+
+    ``judge_settings``: ``[judge]`` overrides from the command line (``--confidence``, ...).
+    """
     from citecal.commands._judge import build_judge_or_reason
     from citecal.correct import correct_report, unified_diff
     from citecal.correct._render import render_markdown, render_table, summary_line
@@ -66,7 +72,7 @@ def run_correct(
     if output is not None and corrections_path is not None and output == corrections_path:
         raise InputError("--output and --corrections name the same file")
     text, bom = read_report(report)
-    overrides: dict[str, dict[str, Any]] = {"judge": {}}
+    overrides: dict[str, dict[str, Any]] = {"judge": dict(judge_settings or {})}
     if prompt:
         overrides["judge"]["prompt"] = prompt
     repo_dir = repo if repo.is_dir() else None
@@ -173,6 +179,7 @@ def run_correct(
 @click.option("--model", default=None, help="Judge and rewrite model (default: judge.judge_model).")
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @spending_options
+@confidence_options
 def correct_command(
     report: Path,
     repo: Path,
@@ -191,6 +198,9 @@ def correct_command(
     no_cache: bool,
     max_cost: float | None,
     yes: bool,
+    confidence: str | None,
+    samples: int | None,
+    simulated_from: Path | None,
 ) -> None:
     """Repair the failed citations of REPORT and show what changed.
 
@@ -229,4 +239,5 @@ def correct_command(
         semantic=semantic,
         max_cost=max_cost,
         yes=yes,
+        judge_settings=confidence_overrides(confidence, samples, simulated_from),
     )

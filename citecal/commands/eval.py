@@ -17,6 +17,8 @@ from citecal.commands._judge import build_judge_or_reason
 from citecal.commands._options import (
     ask_with_bar_paused,
     budget_line,
+    confidence_options,
+    confidence_overrides,
     make_budget,
     output_options,
     spending_options,
@@ -52,7 +54,9 @@ def _dry_run(
     model: str | None = None,
     use_cache: bool = True,
     context: SourceStore | None = None,
+    exclude_reports: tuple[str, ...] = (),
 ) -> None:
+    from citecal.commands._judge import simulated_variants
     from citecal.pipeline import dry_run_line, estimate_report
 
     est, _ = estimate_report(
@@ -63,6 +67,7 @@ def _dry_run(
         model=model,
         use_cache=use_cache,
         context=context,
+        variants=simulated_variants(config, prompt, exclude_reports),
     )
     click.echo(dry_run_line(est))
 
@@ -126,6 +131,7 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @click.option("--dry-run", is_flag=True, help="Show judge calls, tokens and cost; call nothing.")
 @spending_options
+@confidence_options
 @click.option(
     "--gate", "gate", is_flag=True, help="Apply the quality gate ([gate] thresholds); FAIL exits 1."
 )
@@ -188,6 +194,9 @@ def eval_command(
     dry_run: bool,
     max_cost: float | None,
     yes: bool,
+    confidence: str | None,
+    samples: int | None,
+    simulated_from: Path | None,
     gate: bool,
     fail_on: str,
     correct: bool,
@@ -209,6 +218,7 @@ def eval_command(
       citecal eval report.md --repo ~/src/project --rev v1.2.0 -f json -o eval.json
       citecal eval report.md --repo . --dry-run
       citecal eval report.md --repo . --max-cost 0.50
+      citecal eval report.md --repo . --confidence consistency --samples 5
       citecal eval report.md --repo . --strict -f markdown > citations.md
       citecal eval report.md --repo . --no-llm --gate
       citecal eval answer.md --context notes/ --no-llm
@@ -242,12 +252,14 @@ def eval_command(
             strict=strict,
             max_cost=max_cost,
             yes=yes,
+            judge_settings=confidence_overrides(confidence, samples, simulated_from),
         )
         return
     if corrections_path is not None:
         raise InputError("--corrections needs --correct")
     from citecal.config import describe_repo_layer, load_config, repo_config_layers
     from citecal.pipeline import evaluate_report
+    from citecal.record_ids import report_key
     from citecal.source import open_store
 
     check_output(output)  # a bad -o fails now, not after paid judge calls
@@ -262,7 +274,9 @@ def eval_command(
 
         cascade = load_cascade(cascade_file)
     report_text = read_text_file(report, "report")
-    overrides: dict[str, dict[str, Any]] = {"judge": {}}
+    overrides: dict[str, dict[str, Any]] = {
+        "judge": confidence_overrides(confidence, samples, simulated_from)
+    }
     if concurrency:
         overrides["judge"]["concurrency"] = concurrency
     if prompt:
@@ -274,14 +288,25 @@ def eval_command(
             click.echo(line, err=True)
     store = open_store(repo, rev, config.validation)
     context = open_store(context_dir, None, config.validation) if context_dir is not None else None
+    # A report in the simulated annotators' table never lends them its own labels.
+    own = (report_key(str(report), store.name),)
     if dry_run:
-        _dry_run(report_text, store, config, prompt, model, use_cache=not no_cache, context=context)
+        _dry_run(
+            report_text,
+            store,
+            config,
+            prompt,
+            model,
+            use_cache=not no_cache,
+            context=context,
+            exclude_reports=own,
+        )
         return
     budget = make_budget(config.judge, max_cost, yes)
     judge, reason = (
         (None, "--no-llm")
         if no_llm
-        else build_judge_or_reason(config, prompt, model, no_cache, budget)
+        else build_judge_or_reason(config, prompt, model, no_cache, budget, own)
     )
     interactive = sys.stderr.isatty()
     try:

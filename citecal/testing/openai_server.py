@@ -41,7 +41,15 @@ How a chat completion is answered, first match wins:
    the prompt critic, ``citecal align``) is answered with
    :data:`CRITIC_EDITS`, four fixed edits, one helpful.
 
-Usage is ``characters / 4`` of the messages and of the answer unless scripted.
+5. ``mode="realistic"``: :class:`~citecal.testing.realistic_judge.RealisticJudge`, a
+   judge that always says ``high`` but errs where claims are hard, with OpenAI's
+   ``logprobs`` and ``n`` choices (``logprobs=False`` and ``honour_n=False`` play servers
+   without them; README "Judge confidence").
+
+A request for ``n`` choices gets ``n`` copies of a deterministic answer (unless
+``honour_n=False``); ``logprobs`` come only from the realistic judge (or a scripted
+:class:`Reply` with ``choices``).
+Usage is ``characters / 4`` of the messages (once) and of every choice's answer unless scripted.
 ``obey_injections=True`` makes the heuristic judge gullible, like an LLM that
 follows instructions hidden in what it judges (README "Security"): when the
 user message holds text addressed to a reviewer, judge, model or assistant, or
@@ -102,6 +110,8 @@ class Reply:
     usage: tuple[int, int] | None = None
     no_usage: bool = False
     drop: bool = False
+    choices: list[tuple[str, list[dict[str, Any]] | None]] | None = None
+    """Several choices: (content, OpenAI ``logprobs.content`` or None) each."""
 
     @classmethod
     def json(cls, value: Any, **kw: Any) -> Reply:
@@ -423,7 +433,7 @@ class _QuietHTTPServer(ThreadingHTTPServer):
         log.warning("fake OpenAI server: error handling a request", exc_info=True)
 
 
-MODES = ("heuristic", "prompt_sensitive", "prompt_noise")
+MODES = ("heuristic", "prompt_sensitive", "prompt_noise", "realistic")
 """Judges the server can play (module doc, step 4)."""
 
 
@@ -444,6 +454,8 @@ class FakeOpenAIServer:
         seed: int = 0,
         host: str = "127.0.0.1",
         port: int = 0,
+        honour_n: bool = True,
+        realistic: Callable[[ChatRequest], Reply] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
@@ -456,6 +468,12 @@ class FakeOpenAIServer:
         self.known_models = list(known_models) if known_models is not None else None
         self.reject_response_format = reject_response_format
         self.obey_injections = obey_injections
+        self.honour_n = honour_n
+        self.realistic = realistic
+        if mode == "realistic" and realistic is None:
+            from citecal.testing.realistic_judge import RealisticJudge
+
+            self.realistic = RealisticJudge(seed=seed, honour_n=honour_n)
         self._host = host
         self._port = port
         self._queue: collections.deque[Reply] = collections.deque()
@@ -569,6 +587,8 @@ class FakeOpenAIServer:
                 return reply
         if self.mode == "heuristic":
             return Reply(content=heuristic_content(req, self.obey_injections))
+        if self.mode == "realistic" and self.realistic is not None:
+            return self.realistic(req)
         system = req.system
         if CRITIC_MARKER in system.lower():
             return Reply(content=critic_content(req))
@@ -660,6 +680,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply.status, json.dumps(body).encode(), reply.headers)
             return
         content = reply.content if reply.content is not None else ""
+        choices = reply.choices
+        if choices is None:
+            asked = req.body.get("n")
+            n = int(asked) if isinstance(asked, int) and asked > 1 and self.owner.honour_n else 1
+            choices = [(content, None)] * n
         out: dict[str, Any] = {
             "id": f"chatcmpl-{id(req):x}",
             "object": "chat.completion",
@@ -667,16 +692,18 @@ class _Handler(BaseHTTPRequestHandler):
             "model": req.model,
             "choices": [
                 {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
+                    "index": i,
+                    "message": {"role": "assistant", "content": text, "refusal": None},
+                    "logprobs": None if lps is None else {"content": lps, "refusal": None},
                     "finish_reason": "stop",
                 }
+                for i, (text, lps) in enumerate(choices)
             ],
         }
         if not reply.no_usage:
             prompt_tokens, completion_tokens = reply.usage or (
                 sum(_tokens(str(m.get("content", ""))) for m in req.messages),
-                _tokens(content),
+                sum(_tokens(text) for text, _ in choices),
             )
             out["usage"] = {
                 "prompt_tokens": prompt_tokens,
@@ -719,9 +746,29 @@ def main(argv: list[str] | None = None) -> int:
         "--mode", choices=MODES, default="heuristic", help="judge to play (default heuristic)"
     )
     parser.add_argument("--noise", type=float, default=0.15, help="prompt_noise: flip share")
-    parser.add_argument("--seed", type=int, default=0, help="prompt_noise: seed")
+    parser.add_argument("--seed", type=int, default=0, help="prompt_noise, realistic: seed")
+    parser.add_argument(
+        "--error-rate",
+        action="append",
+        default=[],
+        metavar="MODEL=RATE",
+        help="realistic: share of claims MODEL gets wrong (default gpt-4o-mini=0.12, gpt-4o=0.05)",
+    )
+    parser.add_argument(
+        "--truth",
+        default=None,
+        metavar="ANNOTATIONS",
+        help="realistic: people's consensus in this annotation table is the true verdict",
+    )
+    parser.add_argument(
+        "--no-logprobs", action="store_true", help="realistic: never return logprobs"
+    )
+    parser.add_argument("--ignore-n", action="store_true", help="return one choice whatever n")
     args = parser.parse_args(argv)
     port = args.port if args.port is not None else (0 if command else 8399)
+    realistic = None
+    if args.mode == "realistic":
+        realistic = _realistic(args)
     with FakeOpenAIServer(
         port=port,
         latency_s=args.latency,
@@ -729,18 +776,44 @@ def main(argv: list[str] | None = None) -> int:
         mode=args.mode,
         noise=args.noise,
         seed=args.seed,
+        honour_n=not args.ignore_n,
+        realistic=realistic,
     ) as srv:
         if command:
             env = {**os.environ, "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "local"}
             code = subprocess.call(command, env=env)
             print(f"local judge server: {srv.calls} chat completion requests", file=sys.stderr)
             return code
-        print(f"OPENAI_BASE_URL={srv.base_url}  (heuristic judge; Ctrl-C stops)", flush=True)
+        print(f"OPENAI_BASE_URL={srv.base_url}  ({args.mode} judge; Ctrl-C stops)", flush=True)
         try:
             while True:
                 time.sleep(3600)
         except KeyboardInterrupt:
             return 0
+
+
+def _realistic(args: Any) -> Callable[[ChatRequest], Reply]:
+    """The realistic judge the command line asks for (README "Judge confidence")."""
+    from citecal.testing.realistic_judge import DEFAULT_ERROR_RATES, RealisticJudge
+
+    rates = dict(DEFAULT_ERROR_RATES)
+    for item in args.error_rate:
+        model, _, rate = item.partition("=")
+        try:
+            rates[model.strip()] = float(rate)
+        except ValueError:
+            raise SystemExit(f"--error-rate {item!r}: write MODEL=RATE, e.g. gpt-4o=0.05") from None
+    options: dict[str, Any] = {
+        "seed": args.seed,
+        "error_rates": rates,
+        "logprobs": not args.no_logprobs,
+        "honour_n": not args.ignore_n,
+    }
+    if args.truth is None:
+        return RealisticJudge(**options)
+    from citecal.annotations import read_table
+
+    return RealisticJudge.from_table(read_table(args.truth), **options)
 
 
 if __name__ == "__main__":

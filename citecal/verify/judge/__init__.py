@@ -50,13 +50,17 @@ from citecal.verify.judge._prompts import (
     PromptTemplate,
     available_prompts,
     code_block,
+    defang,
     load_prompt,
+    prompt_text,
     render_messages,
+    with_examples,
 )
 from citecal.verify.judge._rejudge import (
     apply_verdicts,
     prompt_with_examples,
     rejudge_frame,
+    rejudge_repeats,
     rejudge_requests,
 )
 from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, JudgeUnavailable
@@ -89,6 +93,7 @@ __all__ = [
     "code_block",
     "cost_usd",
     "count_tokens",
+    "defang",
     "default_cache_path",
     "estimate_cost",
     "find_injection",
@@ -98,8 +103,10 @@ __all__ = [
     "make_batches",
     "parse_batch",
     "parse_single",
+    "prompt_text",
     "prompt_with_examples",
     "rejudge_frame",
+    "rejudge_repeats",
     "rejudge_requests",
     "render_messages",
     "request_estimate",
@@ -108,4 +115,5 @@ __all__ = [
     "response_format",
     "retry_after_s",
     "screen",
+    "with_examples",
 ]
