@@ -60,7 +60,12 @@ if TYPE_CHECKING:
         calibrate_frame,
         default_by,
     )
-    from citecal.calibrate._stability import RecordStability, Stability, stability
+    from citecal.calibrate._stability import (
+        RecordStability,
+        Stability,
+        record_stability,
+        stability,
+    )
     from citecal.calibrate._table import (
         judge_support,
         language_of,
@@ -107,6 +112,7 @@ _LAZY: dict[str, str] = {
     "simulated_annotators": "citecal.calibrate._fewshot",
     "simulated_prompts": "citecal.calibrate._fewshot",
     "stability": "citecal.calibrate._stability",
+    "record_stability": "citecal.calibrate._stability",
     "prepare": "citecal.calibrate._table",
     "prepare_labels": "citecal.calibrate._table",
     "read_judged": "citecal.calibrate._judged",
@@ -158,6 +164,7 @@ __all__ = [
     "prepare",
     "prepare_labels",
     "read_judged",
+    "record_stability",
     "reliability_plot",
     "render_html",
     "render_markdown",
