@@ -156,7 +156,7 @@ def rejudge_command(
     if dry_run:
         output = None
     elif output is None and not anchor and repeats == 1:
-        raise InputError("-o/--output is required (unless --anchor or --repeats)")
+        raise InputError("-o/--output is required (unless --anchor)")
     if min_agreement is not None and not anchor:
         raise InputError("--min-agreement needs --anchor")
     if output is not None:
