@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -485,6 +485,23 @@ def judge_requests(
     return requests
 
 
+def _apply_verdicts(
+    outcomes: list[Outcome], indexes: Sequence[int], verdicts: Mapping[str, Verdict]
+) -> list[Outcome]:
+    """A judge run's verdicts on the routed outcomes (the rule's evidence kept)."""
+    out = list(outcomes)
+    for i in indexes:
+        o = out[i]
+        v = verdicts.get(o.extracted.id)
+        if v is None:
+            continue
+        classification = o.classification
+        if o.judge_classifies and v.mode is not None and classification is not None:
+            classification = Classification(v.mode, classification.confidence, ("judge",))
+        out[i] = replace(o, verdict=_with_evidence(v, o.verdict), classification=classification)
+    return out
+
+
 def evaluate_report(
     report_text: str,
     store: SourceStore,
@@ -529,19 +546,28 @@ def evaluate_report(
 
         outcomes, indexes, decided_by = pre_judge(outcomes, cascade, store, judge is not None)
         analysis = replace(analysis, outcomes=outcomes)
-    if judge is not None and indexes:
+    if judge is not None and indexes and cascade is not None and cascade.tier("judge"):
+        # README "The cascade": each judge model in turn, cheapest first.
+        from citecal.cascade._apply import judge_tiers
+
+        requests = judge_requests(analysis, indexes, store, config)
+        outcomes, judged_by, runs, tier_warnings = judge_tiers(
+            outcomes,
+            indexes,
+            cascade,
+            judge,
+            dict(zip(indexes, requests, strict=True)),
+            _apply_verdicts,
+            judge_progress,
+        )
+        decided_by.update(judged_by)
+        calls = sum(r.calls for r in runs)
+        tokens = sum(r.prompt_tokens + r.completion_tokens for r in runs)
+        cost = sum(r.cost_usd for r in runs)
+        warnings.extend(dict.fromkeys([w for r in runs for w in r.warnings] + tier_warnings))
+    elif judge is not None and indexes:
         run = judge.judge(judge_requests(analysis, indexes, store, config), judge_progress)
-        for i in indexes:
-            o = outcomes[i]
-            v = run.verdicts.get(o.extracted.id)
-            if v is None:
-                continue
-            classification = o.classification
-            if o.judge_classifies and v.mode is not None and classification is not None:
-                classification = Classification(v.mode, classification.confidence, ("judge",))
-            outcomes[i] = replace(
-                o, verdict=_with_evidence(v, o.verdict), classification=classification
-            )
+        outcomes = _apply_verdicts(outcomes, indexes, run.verdicts)
         calls, tokens = run.calls, run.prompt_tokens + run.completion_tokens
         cost = run.cost_usd
         warnings.extend(run.warnings)

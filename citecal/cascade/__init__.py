@@ -2,12 +2,14 @@
 
 from citecal.cascade._cascade import (
     VERDICTS,
+    CascadeCost,
     CascadeSpec,
     Item,
     Tier,
     TierSpec,
     TierThreshold,
     calibrate_cascade,
+    judge_cost,
     load_cascade,
     parse_agreement,
     run_cascade,
@@ -20,6 +22,7 @@ from citecal.cascade._verifier import LocalVerifier, load_verifier, save_verifie
 __all__ = [
     "FEATURE_NAMES",
     "VERDICTS",
+    "CascadeCost",
     "CascadeSpec",
     "FeatureInput",
     "Item",
@@ -32,6 +35,7 @@ __all__ = [
     "feature_matrix",
     "features",
     "fixed_sequence",
+    "judge_cost",
     "load_cascade",
     "load_verifier",
     "min_labels",

@@ -64,10 +64,33 @@ class Tier(BaseModel):
     name: str
     kind: TierKind
     model: str | None = Field(None, description="The judge model of a judge tier.")
+    confidence: str | None = Field(
+        None,
+        description="A judge tier's confidence source (verbal, logprob, consistency, "
+        "simulated): its thresholds are on that confidence_value (README 'Judge "
+        "confidence'); null: on the judge's support score, as before.",
+    )
     thresholds: dict[str, TierThreshold]
     reached: int = Field(0, description="Calibration labels that reached this tier.")
     decided: int = Field(0, description="Of those, decided here.")
     cost_per_1000: float | None = Field(None, description="USD per 1 000 claims decided here.")
+
+
+class CascadeCost(BaseModel):
+    """The judge tiers' expected cost per 1 000 claims and the strongest judge's alone.
+
+    Every claim reaching a judge tier pays for it (K answers for consistency and
+    simulated); README "Judge confidence".
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    per_1000: float = Field(description="USD per 1 000 claims: Σ share reaching a tier × its cost.")
+    baseline_model: str = Field(description="The most expensive judge tier's model.")
+    baseline_per_1000: float = Field(
+        description="USD per 1 000 claims when that model judges every claim (one answer each)."
+    )
+    ratio: float | None = Field(description="per_1000 / baseline_per_1000.")
 
 
 class CascadeSpec(BaseModel):
@@ -82,6 +105,9 @@ class CascadeSpec(BaseModel):
     tiers: list[Tier]
     abstained: int = Field(0, description="Calibration labels no tier decided.")
     verifier: LocalVerifier | None = None
+    cost: CascadeCost | None = Field(
+        None, description="What the judge tiers cost per 1 000 claims against the strongest."
+    )
 
     def tier(self, kind: TierKind, model: str | None = None) -> Tier | None:
         for t in self.tiers:
@@ -102,12 +128,18 @@ class Item:
     """Judge model → support score."""
     human: bool = False
     """People's consensus: supports (score ≥ 2)."""
+    judge_verdicts: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """Judge model → (verdict side, confidence_value): what a judge tier with a confidence
+    source thresholds on (README "Judge confidence")."""
 
 
 def predict(kind: TierKind, item: Item, model: str | None = None) -> tuple[str, float] | None:
     """(verdict, confidence) the tier gives ``item``, or None when it has nothing to say."""
     if kind == "rules":
         return (item.rule, 1.0) if item.rule in VERDICTS else None
+    if kind == "judge" and (model or "") in item.judge_verdicts:
+        verdict, confidence = item.judge_verdicts[model or ""]
+        return (verdict, float(confidence)) if np.isfinite(confidence) else None
     p = item.local if kind == "local" else item.judges.get(model or "")
     if p is None or not np.isfinite(p):
         return None
@@ -126,6 +158,8 @@ class TierSpec:
     kind: TierKind
     model: str | None = None
     cost_per_claim: float | None = None
+    confidence: str | None = None
+    """A judge tier's confidence source (its items carry ``judge_verdicts``)."""
 
     @property
     def name(self) -> str:
@@ -172,6 +206,7 @@ def calibrate_cascade(
                 name=spec.name,
                 kind=spec.kind,
                 model=spec.model,
+                confidence=spec.confidence,
                 thresholds=thresholds,
                 reached=reached,
                 decided=len(decided),
@@ -185,6 +220,30 @@ def calibrate_cascade(
         tiers=out,
         abstained=len(remaining),
         verifier=verifier,
+    )
+
+
+def judge_cost(
+    spec: CascadeSpec, baseline_model: str, baseline_per_claim: float | None
+) -> CascadeCost | None:
+    """The judge tiers' expected cost per 1 000 claims against ``baseline_model`` alone.
+
+    A claim pays for every judge tier it reaches (the share of labels reaching it);
+    None when a judge tier has no price.
+    """
+    n = spec.labels.get("n")
+    judges = [t for t in spec.tiers if t.kind == "judge"]
+    if not judges or not isinstance(n, int | float) or not n:
+        return None
+    if any(t.cost_per_1000 is None for t in judges) or baseline_per_claim is None:
+        return None
+    per_1000 = sum(t.reached / float(n) * float(t.cost_per_1000 or 0.0) for t in judges)
+    base = baseline_per_claim * 1000
+    return CascadeCost(
+        per_1000=round(per_1000, 6),
+        baseline_model=baseline_model,
+        baseline_per_1000=round(base, 6),
+        ratio=round(per_1000 / base, 6) if base else None,
     )
 
 
@@ -244,6 +303,7 @@ def save_cascade(path: Path, spec: CascadeSpec) -> None:
 
 __all__ = [
     "VERDICTS",
+    "CascadeCost",
     "CascadeSpec",
     "Item",
     "Tier",
@@ -251,6 +311,7 @@ __all__ = [
     "TierThreshold",
     "calibrate_cascade",
     "decides",
+    "judge_cost",
     "load_cascade",
     "parse_agreement",
     "predict",

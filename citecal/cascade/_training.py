@@ -38,6 +38,8 @@ class Row:
     rule: str | None
     human: bool
     judges: tuple[tuple[str, float], ...] = ()
+    judge_verdicts: tuple[tuple[str, str, float], ...] = ()
+    """(model, verdict side, confidence_value) per judge (README "Judge confidence")."""
 
 
 def rule_of(row: CitationResult) -> str | None:
@@ -108,6 +110,7 @@ def fit_cascade(
             local=float(p) if np.isfinite(p) else None,
             judges=dict(r.judges),
             human=r.human,
+            judge_verdicts={m: (v, c) for m, v, c in r.judge_verdicts},
         )
         for r, p in zip(rows, oof, strict=True)
     ]

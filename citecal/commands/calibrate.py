@@ -300,24 +300,31 @@ def _fit_cascade(
     from rich.console import Console
 
     from citecal.annotations import read_table
-    from citecal.cascade import parse_agreement, save_cascade
-    from citecal.cascade._annotations import judge_tiers, rows_from_table
+    from citecal.cascade import judge_cost, parse_agreement, save_cascade
+    from citecal.cascade._annotations import judge_sources, judge_tiers, rows_from_table
     from citecal.cascade._render import render_cascade_table
     from citecal.cascade._training import LOCAL_TIERS, fit_cascade
     from citecal.commands._emit import emit_text
-    from citecal.verify.judge._pricing import cost_usd
+    from citecal.verify.judge import claim_cost
 
     levels = parse_agreement(agreement)
     check_output(out)
     check_output(output)
-    rows, models = rows_from_table(read_table(annotations))
-    pricing = load_config(None, config_file, {}).judge.pricing
-    # A claim's judge request is about 700 prompt and 80 completion tokens (README "The cascade").
-    cost = {m: cost_usd(m, 700, 80, pricing) for m in models}
-    tiers = [*LOCAL_TIERS, *judge_tiers(models, cost)]
+    table = read_table(annotations)
+    rows, models = rows_from_table(table)
+    judge = load_config(None, config_file, {}).judge
+    sources = judge_sources(table)
+    cost = {m: claim_cost(m, sources.get(m), judge) for m in models}
+    tiers = [*LOCAL_TIERS, *judge_tiers(models, cost, sources)]
     spec = fit_cascade(
         rows, levels, delta, {"source": str(annotations), "records": len(rows)}, tiers=tiers
     )
+    priced = [t for t in spec.tiers if t.kind == "judge" and t.cost_per_1000 is not None]
+    if priced:  # README "Judge confidence": against the strongest judge on every claim
+        strong = max(priced, key=lambda t: t.cost_per_1000 or 0.0).model or ""
+        spec = spec.model_copy(
+            update={"cost": judge_cost(spec, strong, claim_cost(strong, "verbal", judge))}
+        )
     save_cascade(out, spec)
     click.echo(f"wrote cascade {out} ({len(rows)} records)", err=True)
     if fmt == "json":

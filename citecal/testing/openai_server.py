@@ -752,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="MODEL=RATE",
-        help="realistic: share of claims MODEL gets wrong (default gpt-4o-mini=0.12, gpt-4o=0.05)",
+        help="realistic: share of claims MODEL gets wrong (default gpt-4o-mini=0.2, gpt-4o=0.1)",
     )
     parser.add_argument(
         "--truth",

@@ -22,9 +22,13 @@ where a claim is hard. This judge plays that:
   probability is ``sigmoid(z)`` for the right verdict, the other verdict its
   alternative. ``logprobs=False`` plays a server that returns none.
 - It honours ``n`` (``honour_n=False`` plays one that returns one choice).
+- Labelled examples in its system prompt (a few-shot variant, a *simulated annotator*:
+  ``Example 1 (...)``) shift its log-odds by :data:`VARIANT_SPREAD` × a seeded normal
+  per (prompt, claim): variants agree where the model is sure and split where it is
+  not, as in Trust or Escalate's §3.3.
 
 Two such judges of different accuracy and price play the cheap and the strong model:
-:data:`DEFAULT_ERROR_RATES` (``gpt-4o-mini`` errs on 12% of claims, ``gpt-4o`` on 5%;
+:data:`DEFAULT_ERROR_RATES` (``gpt-4o-mini`` errs on 20% of claims, ``gpt-4o`` on 10%;
 priced as README "The LLM judge" says). ``python -m citecal.testing --mode realistic``.
 
 Usage is characters / 4, the prompt counted once per request and every choice's
@@ -48,10 +52,12 @@ from citecal.testing.openai_server import ChatRequest, PromptClaim, Reply, heuri
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_ERROR_RATES: dict[str, float] = {"gpt-4o-mini": 0.12, "gpt-4o": 0.05}
-"""Share of claims each model gets wrong at temperature 0 (cheap and strong)."""
+DEFAULT_ERROR_RATES: dict[str, float] = {"gpt-4o-mini": 0.20, "gpt-4o": 0.10}
+"""Share of claims each model gets wrong at temperature 0 (cheap and strong): both above
+the 10% a team asking for 90% agreement tolerates, as Trust or Escalate found of real
+judges (GPT-4 alone never reached 80% human agreement on their Chatbot Arena subset)."""
 
-DEFAULT_ERROR_RATE = 0.12
+DEFAULT_ERROR_RATE = 0.20
 """Error rate of a model not in the table."""
 
 FLOOR_TEMPERATURE = 0.1
@@ -61,6 +67,11 @@ BIAS = 1.0
 SPREAD = 0.5
 SHARED = 0.7
 """``B``, ``σ`` and the weight of the noise all models share (module doc)."""
+
+VARIANT_SPREAD = 1.0
+"""How far a few-shot variant's examples move the model's log-odds (module doc)."""
+
+_EXAMPLES = re.compile(r"^Example 1 \(", re.MULTILINE)
 
 Oracle = Callable[[str, str], "tuple[bool, float | None] | None"]
 """(claim, cited code) → (true verdict: supports?, difficulty or None), or None: heuristic."""
@@ -246,10 +257,19 @@ class RealisticJudge:
         rf = request.response_format or {}
         schema = str(rf.get("json_schema", {}).get("name", "")) if rf else ""
         batch = request.is_batch or "batch" in schema
+        variant = (
+            hashlib.sha256(request.system.encode()).hexdigest()
+            if _EXAMPLES.search(request.system)
+            else None
+        )
         answers = []
         probs = []
         for c in claims or [PromptClaim(1, "", "")]:
-            a, p = self._answer(self.belief(request.model, c.claim, c.code), rng, temperature)
+            belief = self.belief(request.model, c.claim, c.code)
+            if variant is not None:  # a simulated annotator: its examples move the boundary
+                shift = VARIANT_SPREAD * _normal(self.seed, "variant", variant, c.claim, c.code)
+                belief = Belief(belief.truth, belief.difficulty, belief.z + shift)
+            a, p = self._answer(belief, rng, temperature)
             answers.append({"claim_id": c.n, **a} if batch else a)
             probs.append(p)
         if not batch:
@@ -308,12 +328,89 @@ def _norm(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9_]+", text.lower()))
 
 
+@dataclass(frozen=True, slots=True)
+class SyntheticClaim:
+    """A claim with a known true verdict and difficulty, for benchmarks and tests."""
+
+    record_id: str
+    report_id: str
+    claim: str
+    code: str
+    truth: bool
+    difficulty: float
+
+
+def synthetic_claims(
+    n: int, *, seed: int = 0, prevalence: float = 0.7, reports: int = 20, prefix: str = "s"
+) -> list[SyntheticClaim]:
+    """``n`` distinct claims about distinct functions, ``prevalence`` of them supported.
+
+    Seeded; each has a difficulty uniform in [0, 1] the realistic judge is told of
+    through :func:`synthetic_oracle`, and belongs to one of ``reports`` reports.
+    """
+    rng = random.Random(f"synthetic\x1f{seed}\x1f{prefix}")
+    out = []
+    for i in range(n):
+        name = f"{prefix}_handler_{i}"
+        out.append(
+            SyntheticClaim(
+                record_id=f"{prefix}{i:05d}",
+                report_id=f"{prefix}-report-{i % reports:02d}",
+                claim=f"The function `{name}` validates case {i} before saving it",
+                code=f"def {name}(value):\n    check(value, {i})\n    return save(value)",
+                truth=rng.random() < prevalence,
+                difficulty=rng.random(),
+            )
+        )
+    return out
+
+
+def synthetic_oracle(claims: list[SyntheticClaim]) -> Oracle:
+    """The true verdict and difficulty of each synthetic claim, for :class:`RealisticJudge`."""
+    known = {(_norm(c.claim), _norm(c.code)): (c.truth, c.difficulty) for c in claims}
+
+    def oracle(claim: str, code: str) -> tuple[bool, float | None] | None:
+        return known.get((_norm(claim), _norm(code)))
+
+    return oracle
+
+
+def synthetic_table(claims: list[SyntheticClaim], annotator: str = "reviewer") -> pd.DataFrame:
+    """An annotation table of the claims, people's label the truth (score 3 or 0), no judge yet."""
+    import pandas as pd
+
+    rows = [
+        {
+            "record_id": c.record_id,
+            "report_id": c.report_id,
+            "citation": f"[src/{c.record_id}.py:1-3]",
+            "claim": c.claim,
+            "cited_code": c.code,
+            "file_path": f"src/{c.record_id}.py",
+            "start_line": 1,
+            "end_line": 3,
+            "language": "python",
+            "annotator": annotator,
+            "human_score": 3 if c.truth else 0,
+            "llm_verdict": None,
+            "llm_score": None,
+        }
+        for c in claims
+    ]
+    return pd.DataFrame(rows)
+
+
 __all__ = [
     "DEFAULT_ERROR_RATE",
     "DEFAULT_ERROR_RATES",
     "FLOOR_TEMPERATURE",
+    "VARIANT_SPREAD",
     "Belief",
     "RealisticJudge",
+    "SyntheticClaim",
     "scale_for",
+    "synthetic_claims",
+    "synthetic_oracle",
+    "synthetic_table",
     "tokenize",
 ]

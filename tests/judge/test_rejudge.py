@@ -279,7 +279,8 @@ def test_rejudge_with_a_numeric_confidence_writes_its_columns(
     table = pd.read_parquet(out)
     assert set(table["confidence_source"]) == {"logprob"}
     values = table["confidence_value"]
-    assert values.between(0.5, 1).all() and values.nunique() > 10
+    assert values.between(0, 1).all() and values.nunique() > 10
+    assert (values >= 0.5).mean() > 0.9  # below 0.5 only where a near-tie was sampled the other way
     # The support score agrees with the numeric confidence (estimate and sampling use it).
     supports = table["llm_verdict"] == "supports"
     implied = values.where(supports, 1 - values)

@@ -6,6 +6,7 @@ The pipeline routes claims with :func:`citecal.verify.route_claim`, builds
 rejudge`` judges the records of an annotation table again (:func:`rejudge_frame`).
 """
 
+from citecal.verify.judge._asks import claim_cost
 from citecal.verify.judge._batching import make_batches
 from citecal.verify.judge._budget import (
     BUDGET_REASON,
@@ -90,6 +91,7 @@ __all__ = [
     "available_prompts",
     "build_judge",
     "cache_key",
+    "claim_cost",
     "code_block",
     "cost_usd",
     "count_tokens",

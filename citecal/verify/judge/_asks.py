@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citecal.config import JudgeConfig
+from citecal.verify.judge._pricing import cost_usd
 from citecal.verify.judge._prompts import PromptTemplate
 
 
@@ -82,9 +83,33 @@ def answer_variant(
     return out
 
 
+CLAIM_PROMPT_TOKENS = 700
+CLAIM_ANSWER_TOKENS = 80
+EXAMPLE_TOKENS = 150
+"""A claim's judge request is about 700 prompt tokens and 80 answer tokens (README "The
+cascade"); a simulated annotator's prompt adds about 150 per labelled example."""
+
+
+def claim_cost(model: str, source: str | None, config: JudgeConfig) -> float | None:
+    """Expected dollars of judging one claim with ``model`` under confidence ``source``.
+
+    K answers for consistency (one prompt with ``n=K``, or K prompts without
+    ``use_n``) and simulated (K prompts with their examples); None without a price
+    (README "Judge confidence", ``calibrate --cascade``).
+    """
+    k = config.samples
+    prompts, answers, prompt = 1, 1, CLAIM_PROMPT_TOKENS
+    if source == "consistency":
+        prompts, answers = (1 if config.use_n else k), k
+    elif source == "simulated":
+        prompts, answers = k, k
+        prompt += EXAMPLE_TOKENS * config.simulated_examples
+    return cost_usd(model, prompts * prompt, answers * CLAIM_ANSWER_TOKENS, config.pricing)
+
+
 def answers_per_claim(config: JudgeConfig) -> int:
     """Answers each claim gets: K for consistency and simulated, else 1."""
     return config.samples if config.confidence in ("consistency", "simulated") else 1
 
 
-__all__ = ["Ask", "answer_variant", "answers_per_claim", "plan_asks"]
+__all__ = ["Ask", "answer_variant", "answers_per_claim", "claim_cost", "plan_asks"]
