@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         FlippedRecord,
         MetricDiff,
         Metrics,
+        SignalQuality,
     )
     from citecal.calibrate._ppi import ppi_mean, stratified_ppi
     from citecal.calibrate._render_markdown import render_markdown
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
         calibrate_frame,
         default_by,
     )
+    from citecal.calibrate._signals import signal_quality
     from citecal.calibrate._stability import (
         RecordStability,
         Stability,
@@ -89,6 +91,7 @@ _LAZY: dict[str, str] = {
     "MetricDiff": "citecal.calibrate._models",
     "Metrics": "citecal.calibrate._models",
     "RecordStability": "citecal.calibrate._stability",
+    "SignalQuality": "citecal.calibrate._models",
     "SimulatedAnnotators": "citecal.calibrate._fewshot",
     "Stability": "citecal.calibrate._stability",
     "calibrate": "citecal.calibrate._report",
@@ -109,6 +112,7 @@ _LAZY: dict[str, str] = {
     "load_labels": "citecal.calibrate._table",
     "mine_few_shot": "citecal.calibrate._fewshot",
     "ppi_mean": "citecal.calibrate._ppi",
+    "signal_quality": "citecal.calibrate._signals",
     "simulated_annotators": "citecal.calibrate._fewshot",
     "simulated_prompts": "citecal.calibrate._fewshot",
     "stability": "citecal.calibrate._stability",
@@ -141,6 +145,7 @@ __all__ = [
     "MetricDiff",
     "Metrics",
     "RecordStability",
+    "SignalQuality",
     "SimulatedAnnotators",
     "Stability",
     "calibrate",
@@ -169,6 +174,7 @@ __all__ = [
     "render_html",
     "render_markdown",
     "render_table",
+    "signal_quality",
     "simulated_annotators",
     "simulated_prompts",
     "stability",

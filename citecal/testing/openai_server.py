@@ -425,6 +425,7 @@ def _tokens(text: str) -> int:
 class _QuietHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # the default 5 resets connections under --concurrency 16
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]
