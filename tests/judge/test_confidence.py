@@ -372,3 +372,16 @@ def test_the_spending_cap_reserves_k_answers(
     assert realistic.calls == 0 and run.budget_reached == 1
     run = build_judge(config, budget=Budget(five * 1.01)).judge([req])
     assert realistic.calls == 1 and run.verdicts["c0"].confidence_source == "consistency"
+
+
+def test_llama_cpps_http_500_for_n_is_a_refusal_not_an_outage(
+    server: FakeOpenAIServer, make_config: MakeConfig, make_request: MakeRequest
+) -> None:
+    """llama-server answers n > 1 with HTTP 500 "Only one completion choice is allowed"."""
+    server.script(Reply.status_error(500, "Only one completion choice is allowed"))
+    run = build_judge(make_config(confidence="consistency", samples=3)).judge(
+        _requests(make_request, 1)
+    )
+    assert server.calls == 4  # not retried as a server error: three single requests instead
+    assert run.verdicts["c0"].confidence_source == "consistency"
+    assert any("rejected n=3" in w for w in run.warnings)

@@ -195,8 +195,9 @@ _N_PARAM = re.compile(r"(?<![\w.])['\"`]?n['\"`]?(?![\w.])")
 
 
 def _mentions_n(message: str) -> bool:
-    """A 400's message names the ``n`` parameter (``'n'``, ``n must be 1``, ...)."""
-    return bool(_N_PARAM.search(message.lower()))
+    """An error names the ``n`` parameter (``'n'``, ``n must be 1``, "one completion choice")."""
+    text = message.lower()
+    return bool(_N_PARAM.search(text)) or "completion choice" in text
 
 
 class ChatClient:
@@ -314,9 +315,12 @@ class ChatClient:
                     raise ResponseFormatRejected(message) from None
                 if status == 400 and temperature is not None and "temperature" in message.lower():
                     raise TemperatureRejected(message) from None
-                if status == 400 and top_logprobs is not None and "logprob" in message.lower():
+                # llama.cpp answers n > 1 with HTTP 500 "Only one completion choice is
+                # allowed" (tools/server/utils.hpp): a refusal, not an outage to retry.
+                refused = status in (400, 422, 500)
+                if refused and top_logprobs is not None and "logprob" in message.lower():
                     raise LogprobsRejected(message) from None
-                if status == 400 and n is not None and n > 1 and _mentions_n(message):
+                if refused and n is not None and n > 1 and _mentions_n(message):
                     raise NRejected(message) from None
                 retryable = status in RETRY_STATUSES or status >= 500
                 if status == 429 and _is_quota_error(exc):
