@@ -111,7 +111,7 @@ def _items(judged: dict[tuple[str, str], pd.DataFrame], source: str) -> list[Ite
             judges=dict(r.judges),
             human=r.human,
             judge_verdicts={m: (v, c) for m, v, c in r.judge_verdicts},
-        )  # fmt: skip
+        )
         for r in rows
     ]
 
