@@ -112,6 +112,15 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
     "labels and write it here (README 'The cascade').",
 )
 @click.option(
+    "--judges",
+    "judges",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="TABLE",
+    help="With --cascade: the same records judged by another model (citecal rejudge --model M "
+    "-o TABLE); each judge model is a tier, cheapest first (repeatable).",
+)
+@click.option(
     "--agreement",
     default="supports=0.98,not_supports=0.90",
     show_default=True,
@@ -142,6 +151,7 @@ def calibrate_command(
     judged: tuple[Path, ...],
     config_file: Path | None,
     cascade_out: Path | None,
+    judges: tuple[Path, ...],
     agreement: str,
     delta: float,
 ) -> None:
@@ -164,10 +174,15 @@ def calibrate_command(
       citecal calibrate new.parquet --baseline calibration.json --fail-under weighted_kappa=0.6
       citecal calibrate ann.parquet --judged evals/ -f html -o calibration.html
       citecal calibrate ann.parquet --cascade cascade.json --agreement 0.95 --delta 0.1
+      citecal calibrate cheap.parquet --judges strong.parquet --cascade cascade.json
     """
     if cascade_out is not None:
-        _fit_cascade(annotations, cascade_out, agreement, delta, config_file, fmt, output)
+        _fit_cascade(annotations, cascade_out, agreement, delta, config_file, fmt, output, judges)
         return
+    if judges:
+        from citecal.errors import InputError
+
+        raise InputError("--judges needs --cascade FILE")
     from citecal.calibrate._drift import read_snapshot
     from citecal.calibrate._report import GATE_FIGURES, Checks, apply_gate, calibrate
     from citecal.commands._options import parse_thresholds
@@ -293,8 +308,13 @@ def _fit_cascade(
     config_file: Path | None,
     fmt: str,
     output: Path | None,
+    judges: tuple[Path, ...] = (),
 ) -> None:
-    """``calibrate --cascade``: thresholds per tier from these labels (README "The cascade")."""
+    """``calibrate --cascade``: thresholds per tier from these labels (README "The cascade").
+
+    ``judges``: the same records judged by other models, each a judge tier (README "Judge
+    confidence").
+    """
     import io
 
     from rich.console import Console
@@ -311,6 +331,10 @@ def _fit_cascade(
     check_output(out)
     check_output(output)
     table = read_table(annotations)
+    if judges:
+        import pandas as pd
+
+        table = pd.concat([table, *(read_table(j) for j in judges)], ignore_index=True)
     rows, models = rows_from_table(table)
     judge = load_config(None, config_file, {}).judge
     sources = judge_sources(table)

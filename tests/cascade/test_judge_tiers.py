@@ -78,12 +78,15 @@ def _both(judged: dict[tuple[str, str], pd.DataFrame], source: str) -> pd.DataFr
 def test_calibrate_cascade_puts_the_cheap_judge_first_on_its_numeric_confidence(
     judged: dict[tuple[str, str], pd.DataFrame], tmp_path: Path
 ) -> None:
-    table = tmp_path / "two.parquet"
-    _both(judged, "logprob").to_parquet(table)
+    cheap_table, strong_table = tmp_path / "cheap.parquet", tmp_path / "strong.parquet"
+    judged[(CHEAP, "logprob")].to_parquet(cheap_table)
+    judged[(STRONG, "logprob")].to_parquet(strong_table)
     out = tmp_path / "cascade.json"
     r = CliRunner().invoke(
-        cli, ["calibrate", str(table), "--cascade", str(out), "--agreement", "0.9"]
-    )
+        cli,
+        ["calibrate", str(strong_table), "--judges", str(cheap_table), "--cascade", str(out),
+         "--agreement", "0.9"],
+    )  # fmt: skip
     assert r.exit_code == 0, r.output
     spec = load_cascade(out)
     judges = [t for t in spec.tiers if t.kind == "judge"]
