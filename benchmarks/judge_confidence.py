@@ -71,10 +71,15 @@ class Judged:
 
 
 def judge_all(
-    claims: int, seed: int, sources: tuple[str, ...], samples: int, workdir: Path
+    claims: int,
+    seed: int,
+    sources: tuple[str, ...],
+    samples: int,
+    workdir: Path,
+    prevalence: float = 0.6,
 ) -> dict[tuple[str, str], Judged]:
     """Every (model, source) judgement of the labelled set, through HTTP and the openai client."""
-    labelled = synthetic_claims(claims, seed=seed, prevalence=0.6, prefix="b")
+    labelled = synthetic_claims(claims, seed=seed, prevalence=prevalence, prefix="b")
     examples = synthetic_claims(200, seed=seed + 1, prevalence=0.6, prefix="x")
     table = synthetic_table(labelled)
     pool = pd.concat(
@@ -177,6 +182,7 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--prevalence", type=float, default=0.6, help="share of claims supported")
     parser.add_argument(
         "--sources", default=",".join(SOURCES), help="comma-separated; verbal is always run"
     )
@@ -184,11 +190,13 @@ def main() -> int:
     sources = tuple(dict.fromkeys(["verbal", *args.sources.split(",")]))
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        judged = judge_all(args.claims, args.seed, sources, args.samples, Path(tmp))
+        judged = judge_all(
+            args.claims, args.seed, sources, args.samples, Path(tmp), args.prevalence
+        )
     took = time.perf_counter() - t0
     print(
-        f"realistic test judge, {args.claims} labelled claims (60% supported), {CHEAP} "
-        f"(errs on 20%) and {STRONG} (10%), K = {args.samples}; judged through HTTP in "
+        f"realistic test judge, {args.claims} labelled claims ({args.prevalence:.0%} supported), "
+        f"{CHEAP} (errs on 20%) and {STRONG} (10%), K = {args.samples}; judged through HTTP in "
         f"{took:.0f}s"
     )
     if args.out is not None:
