@@ -78,6 +78,13 @@ class FoldReport(BaseModel):
     by_origin: dict[str, FoldFigures]
     by_package: dict[str, FoldFigures]
     by_origin_package: dict[str, dict[str, FoldFigures]]
+    spread: dict[str, dict[str, dict[str, float | None]]] = Field(
+        default_factory=dict,
+        description="Per origin, figure → min, median, max over held-out packages (and how many).",
+    )
+    thresholds_on: list[str] | None = Field(
+        None, description="Origins whose labels set the thresholds (null: all)."
+    )
     thresholds: dict[str, dict[str, dict[str, float | None]]] = Field(
         description="Held-out package → tier → verdict → threshold (null: never decides)."
     )
@@ -169,7 +176,9 @@ def groundtruth_rows(
                 if r is not None and r.valid:
                     lines = read_lines(store, r.file_path, cache)
                     feats = input_of(r, lines_above(lines, r.start_line), lines)
-                    rows[len(scored)] = Row(truth.package, feats, rule_of(r), s.human)
+                    rows[len(scored)] = Row(
+                        truth.package, feats, rule_of(r), s.human, origin=s.label.origin
+                    )
                 scored.append(s)
     return scored, rows
 
@@ -180,8 +189,12 @@ def leave_one_package_out(
     agreement: dict[str, float],
     delta: float,
     progress: Callable[[str], None] | None = None,
+    thresholds_on: frozenset[str] | None = None,
 ) -> FoldReport:
-    """Fit on every package but one, apply to that one, for each package."""
+    """Fit on every package but one, apply to that one, for each package.
+
+    ``thresholds_on``: as :func:`citecal.cascade._training.fit_cascade` (the other
+    packages' rows of those origins set the thresholds; every row trains)."""
     packages = sorted({s.package for s in scored})
     held: list[Held] = []
     thresholds: dict[str, dict[str, dict[str, float | None]]] = {}
@@ -189,7 +202,13 @@ def leave_one_package_out(
         if progress is not None:
             progress(pkg)
         train = [rows[i] for i in sorted(rows) if scored[i].package != pkg]
-        spec = fit_cascade(train, agreement, delta, {"source": f"groundtruth without {pkg}"})
+        spec = fit_cascade(
+            train,
+            agreement,
+            delta,
+            {"source": f"groundtruth without {pkg}"},
+            thresholds_on=thresholds_on,
+        )
         test_idx = [i for i, s in enumerate(scored) if s.package == pkg]
         part = apply_held_out(
             spec,
@@ -201,26 +220,52 @@ def leave_one_package_out(
             t.name: {v: th.value for v, th in t.thresholds.items()} for t in spec.tiers
         }
     origins = sorted({h.scored.label.origin for h in held})
+    by_origin_package = {
+        o: {
+            p: figures(part)
+            for p in packages
+            if (part := [h for h in held if h.scored.package == p and h.scored.label.origin == o])
+        }
+        for o in origins
+    }
     return FoldReport(
         agreement=agreement,
         delta=delta,
+        thresholds_on=sorted(thresholds_on) if thresholds_on is not None else None,
         overall=figures(held),
         by_origin={o: figures([h for h in held if h.scored.label.origin == o]) for o in origins},
         by_package={p: figures([h for h in held if h.scored.package == p]) for p in packages},
-        by_origin_package={
-            o: {
-                p: figures(part)
-                for p in packages
-                if (
-                    part := [
-                        h for h in held if h.scored.package == p and h.scored.label.origin == o
-                    ]
-                )
-            }
-            for o in origins
-        },
+        by_origin_package=by_origin_package,
+        spread={o: spread(list(parts.values())) for o, parts in by_origin_package.items()},
         thresholds=thresholds,
     )
+
+
+SPREAD_FIGURES: tuple[str, ...] = (
+    "decision_coverage_valid",
+    "agreement",
+    "agreement_supports",
+    "agreement_not_supports",
+)
+
+
+def spread(per_package: Sequence[FoldFigures]) -> dict[str, dict[str, float | None]]:
+    """Min, median and max over held-out packages of each figure: how much folds swing."""
+    out: dict[str, dict[str, float | None]] = {}
+    for key in SPREAD_FIGURES:
+        values = sorted(v for m in per_package if (v := getattr(m, key)) is not None)
+        if not values:
+            out[key] = {"min": None, "median": None, "max": None, "packages": 0}
+            continue
+        mid = len(values) // 2
+        median = values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+        out[key] = {
+            "min": values[0],
+            "median": round(median, 4),
+            "max": values[-1],
+            "packages": len(values),
+        }
+    return out
 
 
 __all__ = [
@@ -231,4 +276,5 @@ __all__ = [
     "figures",
     "groundtruth_rows",
     "leave_one_package_out",
+    "spread",
 ]

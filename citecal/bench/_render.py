@@ -130,7 +130,10 @@ def _fold_rows(report: FoldReport) -> list[tuple[str, FoldFigures]]:
 
 def _fold_title(report: FoldReport) -> str:
     levels = ", ".join(f"{k} ≥ {v:.0%}" for k, v in report.agreement.items())
-    return f"Cascade rules → local verifier, leave one package out ({levels}, δ = {report.delta})"
+    on = "" if report.thresholds_on is None else f", thresholds on {'+'.join(report.thresholds_on)}"
+    return (
+        f"Cascade rules → local verifier, leave one package out ({levels}, δ = {report.delta}{on})"
+    )
 
 
 def render_folds_table(report: FoldReport, console: Console) -> None:
@@ -144,6 +147,25 @@ def render_folds_table(report: FoldReport, console: Console) -> None:
     console.print(table)
     by = ", ".join(f"{k} {v}" for k, v in report.overall.decided_by.items())
     console.print(f"decided by: {by}; sent to a person: {report.overall.abstained}")
+    for line in _spread_lines(report):
+        console.print(line)
+
+
+def _spread_lines(report: FoldReport) -> list[str]:
+    """How much the figures swing between held-out packages, per origin."""
+    out = []
+    for origin, figs in report.spread.items():
+        parts, n = [], 0.0
+        for key, s in figs.items():
+            low, mid, high = s.get("min"), s.get("median"), s.get("max")
+            if low is None or mid is None or high is None:
+                continue
+            n = max(n, s.get("packages") or 0.0)
+            parts.append(f"{key} {low:.1%} / {mid:.1%} / {high:.1%}")
+        if parts:
+            head = f"{origin}, across {n:.0f} packages (min / median / max): "
+            out.append(head + "; ".join(parts))
+    return out
 
 
 def render_folds_markdown(report: FoldReport) -> str:
@@ -153,6 +175,9 @@ def render_folds_markdown(report: FoldReport) -> str:
     for name, m in _fold_rows(report):
         cells = " | ".join(_fold_cell(m, k) for k, _ in FOLD_COLUMNS)
         lines.append(f"| {md_line(name)} | {cells} |")
+    spread = _spread_lines(report)
+    if spread:
+        lines += [""] + [f"- {md_line(line)}" for line in spread]
     return "\n".join(lines) + "\n"
 
 

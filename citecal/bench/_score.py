@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from citecal.bench._labels import CitationLabel, GroundTruth
+from citecal.bench._size import package_size
 from citecal.models import CitationResult, EvalResult
 from citecal.support import human_supports, verdict_decided, verdict_supports
 
@@ -35,11 +36,13 @@ GROUPS: tuple[str, ...] = (
     "difficulty",
     "language",
     "package",
+    "size",
+    "fault_class",
     "mode",
     "method",
 )
 ORIGINS: tuple[str, ...] = ("natural", "planted")
-ORIGIN_GROUPS: tuple[str, ...] = ("language", "category", "claim_kind")
+ORIGIN_GROUPS: tuple[str, ...] = ("language", "size", "category", "claim_kind", "fault_class")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,8 @@ class Scored:
     language: str
     label: CitationLabel
     row: CitationResult | None  # None: citecal did not extract this citation
+    size: str = "unknown"
+    """small / medium / large: the package's lines of code (:mod:`citecal.bench._size`)."""
 
     @property
     def human(self) -> bool:
@@ -74,6 +79,10 @@ class Scored:
             return str(getattr(self.label, by))
         if by == "claim_kind":
             return self.label.claim_kind or "unknown"
+        if by == "fault_class":
+            return self.label.error_class or "supported"
+        if by == "size":
+            return self.size
         if by == "language":
             return self.language
         if by == "package":
@@ -139,7 +148,7 @@ class OriginSlice(BaseModel):
 
     overall: Metrics
     groups: dict[str, dict[str, Metrics]] = Field(
-        description="By language, category and claim_kind."
+        description="By language, package size, category, claim_kind and fault_class."
     )
 
 
@@ -233,8 +242,10 @@ def match(truth: GroundTruth, result: EvalResult) -> list[Scored]:
         seen[triple] = k + 1
         rows[(*triple, k)] = row
     lang = truth.labels.language
+    size = package_size(truth.sources) if truth.sources.is_dir() else "unknown"
     return [
-        Scored(truth.package, lang, label, rows.get(label.key)) for label in truth.labels.citations
+        Scored(truth.package, lang, label, rows.get(label.key), size)
+        for label in truth.labels.citations
     ]
 
 

@@ -40,6 +40,8 @@ class Row:
     judges: tuple[tuple[str, float], ...] = ()
     judge_verdicts: tuple[tuple[str, str, float], ...] = ()
     """(model, verdict side, confidence_value) per judge (README "Judge confidence")."""
+    origin: str = "natural"
+    """natural (reports as users bring them, and every pulled annotation) or planted."""
 
 
 def rule_of(row: CitationResult) -> str | None:
@@ -96,8 +98,15 @@ def fit_cascade(
     labels: dict[str, object],
     tiers: Sequence[TierSpec] = LOCAL_TIERS,
     c: float = 1.0,
+    thresholds_on: frozenset[str] | None = None,
 ) -> CascadeSpec:
-    """Train the verifier on every row, set thresholds on out-of-fold probabilities."""
+    """Train the verifier on every row, set thresholds on out-of-fold probabilities.
+
+    ``thresholds_on``: the origins whose rows the thresholds are set on (None: all).
+    The guarantee holds for claims exchangeable with those rows: users bring natural
+    reports, so the shipped cascade is calibrated on natural labels only, while planted
+    faults still teach the verifier (docs/explanation/cascade.md).
+    """
     x = feature_matrix([r.features for r in rows])
     y = np.asarray([r.human for r in rows], dtype=bool)
     verifier: LocalVerifier = train_verifier(
@@ -113,8 +122,13 @@ def fit_cascade(
             judge_verdicts={m: (v, c) for m, v, c in r.judge_verdicts},
         )
         for r, p in zip(rows, oof, strict=True)
+        if thresholds_on is None or r.origin in thresholds_on
     ]
-    return calibrate_cascade(items, tiers, agreement, delta, {**labels, "n": len(rows)}, verifier)
+    about: dict[str, object] = {**labels, "n": len(items)}
+    if thresholds_on is not None:
+        about["thresholds_on"] = sorted(thresholds_on)
+        about["trained_on"] = len(rows)
+    return calibrate_cascade(items, tiers, agreement, delta, about, verifier)
 
 
 __all__ = ["LOCAL_TIERS", "Row", "fit_cascade", "input_of", "out_of_fold", "rule_of"]

@@ -106,7 +106,16 @@ def bench_command() -> None:
     "--write-cascade",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Train the verifier and set thresholds on every label set; write the cascade file.",
+    help="Train the verifier on every label set, set thresholds on --thresholds-on labels; "
+    "write the cascade file.",
+)
+@click.option(
+    "--thresholds-on",
+    type=click.Choice(["natural", "all"]),
+    default="natural",
+    show_default=True,
+    help="With --folds/--write-cascade: the labels the thresholds are set on. The verifier "
+    "learns from every label; planted faults are a stress test, not calibration data.",
 )
 @output_options(("table", "json", "markdown"))
 def groundtruth_command(
@@ -126,6 +135,7 @@ def groundtruth_command(
     agreement: str,
     delta: float,
     write_cascade: Path | None,
+    thresholds_on: str,
     cascade_file: str | None,
     fmt: str,
     output: Path | None,
@@ -152,7 +162,17 @@ def groundtruth_command(
     if folds is not None or write_cascade is not None:
         check_output(write_cascade)
         _cascade_bench(
-            dataset, sources, only, config_file, folds, agreement, delta, write_cascade, fmt, output
+            dataset,
+            sources,
+            only,
+            config_file,
+            folds,
+            agreement,
+            delta,
+            write_cascade,
+            None if thresholds_on == "all" else frozenset({thresholds_on}),
+            fmt,
+            output,
         )
         return
     from citecal._io import read_text_file
@@ -257,6 +277,7 @@ def _cascade_bench(
     agreement: str,
     delta: float,
     write_cascade: Path | None,
+    thresholds_on: frozenset[str] | None,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -280,12 +301,14 @@ def _cascade_bench(
                 "source": f"{dataset} ({', '.join(g.id for g in sets)})",
                 "sets": [g.id for g in sets],
             },
+            thresholds_on=thresholds_on,
         )
         save_cascade(write_cascade, spec)
-        click.echo(f"wrote cascade {write_cascade} ({len(rows)} labels)", err=True)
+        on = "" if thresholds_on is None else f", thresholds on {spec.labels['n']} natural"
+        click.echo(f"wrote cascade {write_cascade} ({len(rows)} labels{on})", err=True)
         if folds is None:
             return
-    report = leave_one_package_out(scored, rows, levels, delta)
+    report = leave_one_package_out(scored, rows, levels, delta, thresholds_on=thresholds_on)
     if fmt == "json":
         text = report.model_dump_json(indent=2) + "\n"
     elif fmt == "markdown":

@@ -41,10 +41,10 @@ from citecal.source import (
     SourceStore,
     SymbolIndex,
     build_symbol_index,
+    is_code_language,
     language_for_path,
     project_names,
 )
-from citecal.source._symbol_queries import LANGUAGE_QUERIES, normalize_language
 
 ChunkKind = Literal["definition", "code"]
 
@@ -136,6 +136,11 @@ class RepoIndex:
         self._vocab: dict[str, int] = {}
         self._token_ids: dict[str, tuple[int, ...]] = {}
         self.skipped: int = 0
+        self.text_only: set[str] = set()
+        """Files whose definitions are not all known: a language without a symbol index, or
+        a parse that recovered from syntax errors (a macro the grammar does not know, Groovy
+        the grammar reads loosely). Searched as text too; absence from the index proves nothing
+        there (docs/explanation/routing.md, "Languages")."""
 
     # ----------------------------------------------------------------- build
 
@@ -149,12 +154,16 @@ class RepoIndex:
     ) -> RepoIndex:
         """Index every parsable text file of ``store`` (or only ``paths``).
 
+        Code in a language without a symbol index (Clojure before it had one,
+        Cython, Lua, …) is indexed as text: windows of lines, their words in the
+        postings and BM25, no definitions (:attr:`text_only`).
+
         Raises:
-            InputError: the repository has no file in a language citecal parses.
+            InputError: the repository has no source file at all.
         """
         index = cls(store)
         listed = list(paths) if paths is not None else store.list_files()
-        wanted = [p for p in listed if _parsable(p)]
+        wanted = [p for p in listed if _maybe_code(p)]
         corpus: list[list[int]] = []
         for n, path in enumerate(wanted, 1):
             try:
@@ -162,6 +171,8 @@ class RepoIndex:
             except SourceFileError:
                 index.skipped += 1
                 continue
+            if not is_code_language(source.language):
+                continue  # an extensionless file that is not a script
             text = source.text
             if len(text) > MAX_INDEXED_CHARS:
                 index.skipped += 1
@@ -171,8 +182,8 @@ class RepoIndex:
                 progress(n, len(wanted))
         if not index.files:
             raise InputError(
-                f"no parsable source files in {store.name}: the correction index needs code "
-                f"in a language citecal parses ({', '.join(sorted(LANGUAGE_QUERIES))})"
+                f"no source files in {store.name}: the correction index needs code "
+                "(documents and data files are not searched)"
             )
         index.project = project_names(store)
         index._bm25 = bm25s.BM25()
@@ -182,6 +193,8 @@ class RepoIndex:
 
     def _add_file(self, path: str, source: SourceFile, text: str, corpus: list[list[int]]) -> None:
         symbols = build_symbol_index(text, source.language)
+        if not symbols.parsed or symbols.syntax_errors:
+            self.text_only.add(path)
         entry = IndexedFile(source, symbols)
         self.files[path] = entry
         base = path.rsplit("/", 1)[-1].lower()
@@ -300,6 +313,18 @@ class RepoIndex:
                 best = cid
         return best
 
+    def text_only_uses(self, name: str) -> list[str]:
+        """Files whose definitions are not all known (:attr:`text_only`) in which ``name``
+        appears.
+
+        Their definitions are unknown, so a name found there may be defined there: a
+        caller must not conclude the repository defines nothing by that name.
+        """
+        if not self.text_only:
+            return []
+        paths = {self.chunks[c].path for c in self.chunks_using(name)}
+        return sorted(paths & self.text_only)
+
     def ignored_names(self, path: str) -> frozenset[str]:
         """Names a claim may use without the lines containing them (see the pipeline)."""
         from citecal.source import file_names
@@ -307,9 +332,13 @@ class RepoIndex:
         return self.project | file_names(path)
 
 
-def _parsable(path: str) -> bool:
-    language = normalize_language(language_for_path(path))
-    return language is not None and language in LANGUAGE_QUERIES
+def _maybe_code(path: str) -> bool:
+    """Code by its name, or a file without an extension that may be a script (``bin/n``:
+    its ``#!`` line tells, once read)."""
+    language = language_for_path(path)
+    if language is not None:
+        return is_code_language(language)
+    return "." not in path.rsplit("/", 1)[-1]
 
 
 __all__ = ["Chunk", "IndexedFile", "RepoIndex", "query_words", "token_words"]

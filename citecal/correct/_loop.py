@@ -443,6 +443,15 @@ def _keep_reason(
         if defined:
             names = ", ".join(f"`{n}`" for n in dict.fromkeys(defined))
             return f"the claim names {names}, which the repository defines: left for review"
+        # Code citecal cannot parse (fully) is searched as text: a name it uses may be
+        # defined there, so absence is not proven (docs/explanation/routing.md, "Languages").
+        for term in query.names:
+            where = locator.index.text_only_uses(term.text)
+            if where:
+                return (
+                    f"the claim names `{term.text}`, which appears in {where[0]} (code whose "
+                    "definitions citecal cannot all know: searched as text): left for review"
+                )
     return None
 
 

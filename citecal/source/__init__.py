@@ -19,11 +19,16 @@ from citecal.source._errors import (
 from citecal.source._files import SourceFile
 from citecal.source._git import GitStore
 from citecal.source._identity import repository_identity
-from citecal.source._languages import language_for_path
+from citecal.source._languages import is_code_language, language_for_path
 from citecal.source._open import open_store
 from citecal.source._project import file_names, project_names
 from citecal.source._store import CachingStore, SourceStore
-from citecal.source._symbols import Definition, SymbolIndex, build_symbol_index
+from citecal.source._symbols import (
+    Definition,
+    SymbolIndex,
+    build_symbol_index,
+    has_symbol_index,
+)
 
 __all__ = [
     "BinaryFile",
@@ -42,6 +47,8 @@ __all__ = [
     "UnsafePath",
     "build_symbol_index",
     "file_names",
+    "has_symbol_index",
+    "is_code_language",
     "language_for_path",
     "open_store",
     "project_names",

@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citecal.source._errors import BinaryFile, UndecodableFile, display_path
-from citecal.source._languages import BINARY_EXTENSIONS, extension
+from citecal.source._languages import BINARY_EXTENSIONS, extension, refine_language
 
 CHUNK_BYTES = 1 << 20
 """Chunk size of the streamed index (one count per chunk)."""
@@ -155,6 +155,10 @@ class _MemoryContent:
         return self._data[self._base :].decode("utf-8").replace("\r\n", "\n")
 
 
+HEADER_SNIFF_BYTES = 64 * 1024
+"""Bytes of a ``.h`` file read to tell C, C++ and Objective-C apart."""
+
+
 def index_bytes(path: str, data: bytes, language: str | None, sniff_bytes: int) -> SourceFile:
     """Check ``data`` (binary, UTF-8) and index its lines.
 
@@ -173,7 +177,7 @@ def index_bytes(path: str, data: bytes, language: str | None, sniff_bytes: int) 
     return SourceFile(
         path=path,
         line_count=len(newlines) + unterminated,
-        language=language,
+        language=refine_language(language, data[:HEADER_SNIFF_BYTES]),
         _content=_MemoryContent(data, base, newlines),
     )
 

@@ -9,6 +9,7 @@ targets, only verified with plain identifier tokens.
 from __future__ import annotations
 
 import posixpath
+import re
 
 _EXTENSIONS: dict[str, str] = {
     # the languages the symbol index understands in depth
@@ -65,6 +66,10 @@ _EXTENSIONS: dict[str, str] = {
     "zig": "zig",
     "jl": "julia",
     "groovy": "groovy",
+    "pyx": "cython",
+    "pxd": "cython",
+    "pxi": "cython",
+    "bats": "bash",
     "gradle": "groovy",
     "sql": "sql",
     "proto": "proto",
@@ -124,6 +129,75 @@ def extension(path: str) -> str:
     name = posixpath.basename(path)
     _, dot, ext = name.rpartition(".")
     return ext.lower() if dot and _ else ""
+
+
+_OBJC_HEADER = re.compile(rb"^\s*(?:@interface|@protocol|@implementation|#import)\b", re.M)
+_CPP_HEADER = re.compile(
+    rb"^\s*(?:namespace\s+\w+\s*\{|template\s*<|class\s+\w+[^;(]*\{|"
+    rb"(?:public|private|protected)\s*:|#include\s*<(?:string|vector|memory|cstdint|utility)>)",
+    re.M,
+)
+
+
+_INTERPRETERS: dict[bytes, str] = {
+    b"sh": "bash",
+    b"bash": "bash",
+    b"zsh": "bash",
+    b"dash": "bash",
+    b"ksh": "bash",
+    b"python": "python",
+    b"node": "javascript",
+    b"ruby": "ruby",
+    b"perl": "perl",
+}
+
+
+def _interpreter_language(head: bytes) -> str | None:
+    """``#!/usr/bin/env bash`` → bash, ``#!/usr/bin/python3`` → python."""
+    words = head[2:].split(b"\n", 1)[0].split()
+    if words and posixpath.basename(words[0].decode("latin-1")) == "env":
+        words = [w for w in words[1:] if not w.startswith(b"-")]
+    if not words:
+        return None
+    name = posixpath.basename(words[0].decode("latin-1")).rstrip("0123456789.")
+    return _INTERPRETERS.get(name.encode())
+
+
+def refine_language(language: str | None, head: bytes) -> str | None:
+    """The language of a file whose name does not say it, by its first bytes.
+
+    A script without an extension (``bin/n``) by its ``#!`` line; a ``.h`` file as
+    C, C++ or Objective-C.
+
+    A header's extension does not say which of the three it is; parsing an
+    Objective-C ``@interface`` with the C grammar finds none of its methods,
+    and then nothing may conclude that a method is absent (docs/explanation/routing.md).
+    Any other language is returned as it is.
+    """
+    if language is None and head.startswith(b"#!"):
+        return _interpreter_language(head)
+    if language != "c":
+        return language
+    if _OBJC_HEADER.search(head):
+        return "objc"
+    if _CPP_HEADER.search(head):
+        return "cpp"
+    return language
+
+
+NO_GRAMMAR: frozenset[str] = frozenset({"cython"})
+"""Languages recognised by name that ``tree-sitter-language-pack`` 0.13 has no grammar for:
+their files are code, searched as text (docs/explanation/routing.md, "Languages")."""
+
+DATA_LANGUAGES: frozenset[str] = frozenset(
+    {"markdown", "rst", "json", "yaml", "toml", "xml", "html", "css", "scss", "graphql"}
+)
+"""Documents and data, not code: nothing in them is a definition a claim could name."""
+
+
+def is_code_language(language: str | None) -> bool:
+    """True for a programming language (indexed by tree-sitter or not), False for data."""
+    return language is not None and language not in DATA_LANGUAGES
 
 
 def language_for_path(path: str) -> str | None:

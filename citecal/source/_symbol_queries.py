@@ -32,6 +32,23 @@ class LanguageSpec:
     comment_types: tuple[str, ...]
     method_containers: frozenset[str] = frozenset()
     function_boundaries: frozenset[str] = frozenset()
+    line_patterns: tuple[LinePattern, ...] = ()
+    """Definitions written through macros the grammar cannot read (React Native's
+    ``RCT_EXPORT_METHOD(name:…)``): found by a regular expression over the text."""
+
+
+@dataclass(frozen=True, slots=True)
+class LinePattern:
+    """A definition found by ``regex`` (group ``name``, matched at the start of a line).
+
+    ``end`` says where it ends: ``braces`` at the brace closing the first ``{`` after
+    the match, or ``at_end`` at the next line starting with ``@end`` (Objective-C).
+    A definition the tree query already found on the same line is not added twice.
+    """
+
+    regex: str
+    kind: str
+    end: str = "braces"
 
 
 _JS_COMMON = """
@@ -219,6 +236,18 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
   declarator: (qualified_identifier name: (identifier) @name))) @definition.method
 (field_declaration declarator: (function_declarator declarator: (field_identifier) @name))
   @definition.method
+(function_definition declarator: (pointer_declarator
+  declarator: (function_declarator declarator: (field_identifier) @name))) @definition.method
+(function_definition declarator: (reference_declarator
+  (function_declarator declarator: (field_identifier) @name))) @definition.method
+(function_definition declarator: (function_declarator declarator: (destructor_name) @name))
+  @definition.method
+(field_declaration_list (function_definition
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.method)
+(field_declaration_list (declaration
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.method)
+(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name))
+  @definition.field
 (class_specifier name: (type_identifier) @name body: (_)) @definition.class
 (namespace_definition name: (namespace_identifier) @name) @definition.module
 """
@@ -304,6 +333,129 @@ LANGUAGE_QUERIES: dict[str, LanguageSpec] = {
         method_containers=frozenset({"class_definition", "object_definition", "trait_definition"}),
         function_boundaries=frozenset({"function_definition", "lambda_expression"}),
     ),
+    "swift": LanguageSpec(
+        grammar="swift",
+        string_types=("line_string_literal", "multi_line_string_literal", "raw_string_literal"),
+        comment_types=("comment", "multiline_comment"),
+        query="""
+(protocol_declaration name: (type_identifier) @name) @definition.interface
+(class_declaration declaration_kind: "struct" name: (type_identifier) @name) @definition.struct
+(class_declaration declaration_kind: "enum" name: (type_identifier) @name) @definition.enum
+(class_declaration declaration_kind: "extension" name: (user_type (type_identifier) @name))
+  @definition.impl
+(class_declaration name: (type_identifier) @name) @definition.class
+(function_declaration name: (simple_identifier) @name) @definition.function
+(protocol_function_declaration name: (simple_identifier) @name) @definition.method
+(init_declaration "init" @name) @definition.method
+(source_file (property_declaration name: (pattern (simple_identifier) @name)) @definition.variable)
+(class_body (property_declaration name: (pattern (simple_identifier) @name)) @definition.field)
+(protocol_property_declaration name: (pattern (simple_identifier) @name)) @definition.field
+(typealias_declaration name: (type_identifier) @name) @definition.type
+(enum_entry name: (simple_identifier) @name) @definition.constant
+""",
+        method_containers=frozenset({"class_declaration", "protocol_declaration"}),
+        function_boundaries=frozenset({"function_declaration", "lambda_literal"}),
+    ),
+    "objc": LanguageSpec(
+        grammar="objc",
+        string_types=("string_literal",),
+        comment_types=("comment",),
+        query="""
+(class_interface . (identifier) @name category: (identifier)) @definition.impl
+(class_interface . (identifier) @name) @definition.class
+(class_implementation . (identifier) @name) @definition.impl
+(protocol_declaration . (identifier) @name) @definition.interface
+(method_declaration (method_type) . (identifier) @name) @definition.method
+(method_definition (method_type) . (identifier) @name) @definition.method
+(property_declaration (struct_declaration (struct_declarator (identifier) @name)))
+  @definition.field
+(property_declaration (struct_declaration (struct_declarator
+  (pointer_declarator declarator: (identifier) @name)))) @definition.field
+"""
+        + _C_COMMON,
+        line_patterns=(
+            # tree-sitter reads these macro calls differently in every context
+            LinePattern(
+                r"[ \t]*RCT_(?:EXPORT|EXPORT_BLOCKING_SYNCHRONOUS)_METHOD\s*\(\s*(?P<name>\w+)",
+                "method",
+            ),
+            LinePattern(r"[ \t]*RCT_REMAP_METHOD\s*\(\s*(?P<name>\w+)\s*,", "method"),
+            LinePattern(r"@implementation\s+(?P<name>\w+)", "impl", "at_end"),
+            LinePattern(r"@interface\s+(?P<name>\w+)\s*\(", "impl", "at_end"),
+            LinePattern(r"@interface\s+(?P<name>\w+)\b(?!\s*\()", "class", "at_end"),
+            LinePattern(r"@protocol\s+(?P<name>\w+)\b(?!\s*;)", "interface", "at_end"),
+        ),
+    ),
+    "clojure": LanguageSpec(
+        grammar="clojure",
+        string_types=("str_lit",),
+        comment_types=("comment",),
+        query="""
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#any-of? @_def "defn" "defn-" "defmacro" "defmulti" "definline")) @definition.function
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#eq? @_def "defmethod")) @definition.method
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#any-of? @_def "defprotocol" "definterface")) @definition.interface
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#any-of? @_def "defrecord" "deftype" "defstruct")) @definition.struct
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#any-of? @_def "def" "defonce")) @definition.variable
+(list_lit . (sym_lit name: (sym_name) @_def) . (sym_lit name: (sym_name) @name)
+  (#eq? @_def "ns")) @definition.module
+""",
+    ),
+    "groovy": LanguageSpec(
+        # The bundled Groovy grammar reads code as commands of units and blocks, not as
+        # declarations: a definition is a command whose words (modifiers, a type, `def`)
+        # come before a block opening with `name(...)`, a class keyword before its name, a
+        # field a name before `=`. 157 of 182 gpars methods are found; a parse that
+        # recovered from errors is not proof of absence (docs/explanation/routing.md).
+        grammar="groovy",
+        string_types=("string",),
+        comment_types=("line_comment", "block_comment"),
+        query="""
+(command (unit (identifier) @_kw) . [(unit (identifier) @name) (block . (unit (identifier) @name))]
+  (#eq? @_kw "interface")) @definition.interface
+(command (unit (identifier) @_kw) . [(unit (identifier) @name) (block . (unit (identifier) @name))]
+  (#eq? @_kw "enum")) @definition.enum
+(command (unit (identifier) @_kw) . [(unit (identifier) @name) (block . (unit (identifier) @name))]
+  (#eq? @_kw "trait")) @definition.trait
+(command (unit (identifier) @_kw) . [(unit (identifier) @name) (block . (unit (identifier) @name))]
+  (#eq? @_kw "class")) @definition.class
+(command (unit (identifier) @_word) . (block . (unit . (func . (identifier) @name)))
+  (#not-any-of? @_word "return" "new" "throw" "assert" "if" "else" "while" "for"))
+  @definition.function
+(command (unit) . (unit (identifier) @name) . (operators) @_op (#eq? @_op "="))
+  @definition.field
+""",
+        line_patterns=(
+            # an annotation with arguments before a class derails the grammar
+            LinePattern(
+                r"[ \t]*(?:(?:public|protected|private|abstract|final|static)\s+)*"
+                r"class\s+(?P<name>[A-Za-z_]\w*)",
+                "class",
+            ),
+            LinePattern(
+                r"[ \t]*(?:(?:public|protected|private|abstract)\s+)*"
+                r"interface\s+(?P<name>[A-Za-z_]\w*)",
+                "interface",
+            ),
+            LinePattern(r"[ \t]*(?:(?:public|private)\s+)*enum\s+(?P<name>[A-Za-z_]\w*)", "enum"),
+            LinePattern(r"[ \t]*(?:(?:public|private)\s+)*trait\s+(?P<name>[A-Za-z_]\w*)", "trait"),
+        ),
+    ),
+    "bash": LanguageSpec(
+        grammar="bash",
+        string_types=("string", "raw_string", "heredoc_body"),
+        comment_types=("comment",),
+        query="""
+(function_definition name: (word) @name) @definition.function
+(program (variable_assignment name: (variable_name) @name) @definition.variable)
+(program (declaration_command (variable_assignment name: (variable_name) @name))
+  @definition.variable)
+""",
+    ),
 }
 """Tree-sitter queries per language (the node-type tables of the index)."""
 
@@ -329,6 +481,17 @@ LANGUAGE_ALIASES: dict[str, str] = {
     "kt": "kotlin",
     "kts": "kotlin",
     "sc": "scala",
+    "swift": "swift",
+    "objective-c": "objc",
+    "objectivec": "objc",
+    "m": "objc",
+    "mm": "objc",
+    "clj": "clojure",
+    "cljs": "clojure",
+    "cljc": "clojure",
+    "sh": "bash",
+    "shell": "bash",
+    "zsh": "bash",
 }
 """Other spellings of the languages in :data:`LANGUAGE_QUERIES`."""
 
@@ -341,4 +504,10 @@ def normalize_language(language: str | None) -> str | None:
     return LANGUAGE_ALIASES.get(name, name)
 
 
-__all__ = ["LANGUAGE_ALIASES", "LANGUAGE_QUERIES", "LanguageSpec", "normalize_language"]
+__all__ = [
+    "LANGUAGE_ALIASES",
+    "LANGUAGE_QUERIES",
+    "LanguageSpec",
+    "LinePattern",
+    "normalize_language",
+]

@@ -155,6 +155,9 @@ class SymbolIndex:
         self._parse = parse
         self.parseable = parse is not None or parsed
         """A grammar exists and the file is small enough: definitions can be known."""
+        self.syntax_errors = False
+        """The parse recovered from errors (set once parsed): some definitions may be missing,
+        so absence from this index proves nothing (docs/explanation/routing.md)."""
         self._definition_spans: _SpanIndex[Definition] | None = None
         if parse is None:
             self._load(parsed, definitions, strings, comments)
@@ -510,6 +513,65 @@ def _index_tree(
     return definitions, strings, comments
 
 
+def has_symbol_index(language: str | None) -> bool:
+    """True when citecal's symbol index knows ``language``'s definitions (a query exists).
+
+    Code in any other language is searched as text only: its definitions are
+    unknown, so no caller may conclude that a name is defined nowhere from it
+    (docs/explanation/routing.md, "Languages").
+    """
+    lang = normalize_language(language)
+    return lang is not None and lang in LANGUAGE_QUERIES
+
+
+@cache
+def _line_regexes(language: str) -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    spec = LANGUAGE_QUERIES[language]
+    return tuple((re.compile(p.regex), p.kind, p.end) for p in spec.line_patterns)
+
+
+def _line_definitions(lines: list[str], language: str, found: list[Definition]) -> list[Definition]:
+    """Definitions a language's :attr:`LanguageSpec.line_patterns` find, not found already."""
+    seen = {(d.name, d.name_line) for d in found}
+    out: list[Definition] = []
+    for i, line in enumerate(lines):
+        if not line or line.isspace():
+            continue
+        for regex, kind, end in _line_regexes(language):
+            m = regex.match(line)
+            if m is None or (m.group("name"), i + 1) in seen:
+                continue
+            last = _block_end(lines, i, m.end(), end)
+            out.append(Definition(m.group("name"), cast("DefinitionKind", kind), i + 1, last))
+            seen.add((m.group("name"), i + 1))
+    return out
+
+
+MAX_BLOCK_LINES = 2_000
+"""How far a line pattern's block is followed at most (an unbalanced file ends it)."""
+
+
+def _block_end(lines: list[str], first: int, col: int, end: str) -> int:
+    """1-indexed last line of the block a line pattern opened on line ``first`` (0-indexed)."""
+    stop = min(len(lines), first + MAX_BLOCK_LINES)
+    if end == "at_end":
+        for j in range(first + 1, stop):
+            if lines[j].startswith("@end"):
+                return j + 1
+        return first + 1
+    depth, opened = 0, False
+    for j in range(first, stop):
+        text = lines[j][col:] if j == first else lines[j]
+        for ch in text:
+            if ch == "{":
+                depth, opened = depth + 1, True
+            elif ch == "}" and opened:
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+    return first + 1
+
+
 MAX_PARSE_CHARS = 2_000_000
 """Larger files (minified bundles, generated code) get the token-only index:
 tree-sitter would need seconds and hundreds of MB for them, and their
@@ -551,8 +613,11 @@ def build_symbol_index(
             )
             tree = parser.parse(text.encode("utf-8", "surrogatepass"))
             definitions, strings, comments = _index_tree(tree.root_node, grammar, name)
+            if grammar.line_patterns:
+                definitions += _line_definitions(lines, name, definitions)
         except (LookupError, ValueError, RuntimeError, tree_sitter.QueryError):
             return False, [], [], []
+        index.syntax_errors = tree.root_node.has_error
         return True, definitions, strings, comments
 
     index = SymbolIndex(lines, lang, False, [], [], [], parse=parse)
@@ -571,5 +636,6 @@ __all__ = [
     "Span",
     "SymbolIndex",
     "build_symbol_index",
+    "has_symbol_index",
     "normalize_language",
 ]

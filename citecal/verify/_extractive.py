@@ -54,7 +54,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citecal.config import ExtractiveConfig
 from citecal.models import Confidence, Verdict, VerdictLabel
-from citecal.source._symbols import Definition, SymbolIndex
+from citecal.source import Definition, SymbolIndex, is_code_language
 from citecal.verify._literal import check_literal, literal_form, main_statement
 from citecal.verify._terms import ClaimParse, ClaimTerm, ExpectedKind, parse_claim
 
@@ -736,7 +736,10 @@ def verify_extractive(
         named = [r for r in results if _is_required_name(r.term, negated)]
         absent = [r for r in named if not r.found and not r.in_range]
     missing = [r for r in results if not r.found]
-    if absent and len(absent) * 2 > len(named):
+    # Without a symbol index the definition around the range is unknown, and its name is
+    # context, not content: no rejection by rule there (docs/explanation/routing.md).
+    blind = not full and is_code_language(index.language)
+    if absent and len(absent) * 2 > len(named) and not blind:
         names = ", ".join(_show(r.term) for r in absent)
         return _rule_verdict(
             "not_supports",

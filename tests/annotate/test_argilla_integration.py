@@ -503,7 +503,9 @@ def test_annotator_sees_the_claim_and_its_code_in_the_browser(
     shown = [claim for claim in claims if claim.replace("`", "") in body.replace("`", "")]
     assert shown, f"no pushed claim on the page; screenshot: {shot}"
     firsts = []
-    for record in claims[shown[0]]:  # the queue is shuffled: any record of that claim
+    # The queue is shuffled: any record of a claim on the page (a short claim can also be
+    # part of a longer one's text, so more than one may match).
+    for record in (r for claim in shown for r in claims[claim]):
         cited = [
             re.match(r"▶ +\d+  (.*)", line) for line in record["fields"]["cited_code"].splitlines()
         ]

@@ -386,7 +386,15 @@ def test_a_package_holds_planted_and_natural_sets_scored_apart(tmp_path: Path) -
     assert out["overall"]["n"] == 4
     assert out["by_origin"]["natural"]["overall"]["n"] == 2
     assert out["by_origin"]["planted"]["overall"]["n"] == 2
-    assert set(out["by_origin"]["natural"]["groups"]) == {"language", "category", "claim_kind"}
+    assert set(out["by_origin"]["natural"]["groups"]) == {
+        "language",
+        "size",
+        "category",
+        "claim_kind",
+        "fault_class",
+    }
+    assert out["groups"]["size"]["small"]["n"] == 4  # a few lines of code
+    assert set(out["groups"]["fault_class"]) <= {"supported", "placement", "content"}
     assert out["groups"]["package"].keys() == {"tiny"}
 
 

@@ -97,3 +97,58 @@ def test_leave_one_package_out_never_trains_on_the_held_out_package(
     report = _folds.leave_one_package_out(scored, rows, {"supports": 0.8, "not_supports": 0.8}, 0.1)
     assert seen == [{"b", "c"}, {"a", "c"}, {"a", "b"}]
     assert set(report.by_package) == {"a", "b", "c"}
+
+
+def _rows(n: int = 120) -> list[Row]:
+    """Rows of three packages; every third planted, and the planted ones all unsupported."""
+    out = []
+    for i in range(n):
+        origin = "planted" if i % 3 == 0 else "natural"
+        human = origin == "natural" and i % 5 != 0
+        feats = FeatureInput(claim="`f` returns x", code="def f(): return x" if human else "y = 1")
+        out.append(Row("abc"[i % 3], feats, None, human, origin=origin))
+    return out
+
+
+def test_thresholds_on_natural_labels_only_while_every_label_trains() -> None:
+    from citecal.cascade._training import fit_cascade
+
+    rows = _rows()
+    levels = {"supports": 0.8, "not_supports": 0.8}
+    natural = fit_cascade(rows, levels, 0.1, {"source": "t"}, thresholds_on=frozenset({"natural"}))
+    everything = fit_cascade(rows, levels, 0.1, {"source": "t"})
+    assert natural.labels["n"] == 80 and natural.labels["trained_on"] == 120
+    assert natural.labels["thresholds_on"] == ["natural"]
+    assert everything.labels["n"] == 120 and "thresholds_on" not in everything.labels
+    assert natural.verifier is not None and natural.verifier.trained_on["n"] == 120
+    local = {t.name: t for t in natural.tiers}["local"]
+    assert local.reached == 80  # only natural labels reach the tiers being calibrated
+
+
+def test_the_spread_across_held_out_packages() -> None:
+    figs = [
+        _folds.FoldFigures(
+            n=10,
+            supported=5,
+            unsupported=5,
+            decided=d,
+            abstained=10 - d,
+            agreement=a,
+            agreement_supports=None,
+            agreement_not_supports=None,
+            decision_coverage=d / 10,
+            decision_coverage_valid=d / 10,
+            false_supports=0,
+            false_support_rate=0.0,
+            false_rejects=0,
+            unsupported_caught=1.0,
+            decided_by={},
+        )
+        for d, a in ((2, 1.0), (4, 0.5), (9, 0.8), (0, None))
+    ]
+    spread = _folds.spread(figs)
+    assert spread["decision_coverage_valid"] == {
+        "min": 0.0, "median": 0.3, "max": 0.9, "packages": 4,
+    }  # fmt: skip
+    assert spread["agreement"] == {"min": 0.5, "median": 0.8, "max": 1.0, "packages": 3}
+    assert spread["agreement_supports"]["packages"] == 0

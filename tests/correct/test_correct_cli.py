@@ -97,7 +97,7 @@ def test_unknown_revision(shop: Path, shop_report: Path) -> None:
     assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
 
 
-def test_repository_without_parsable_files(tmp_path: Path) -> None:
+def test_repository_without_source_files(tmp_path: Path) -> None:
     repo = tmp_path / "docs"
     repo.mkdir()
     (repo / "notes.txt").write_text("nothing here\n")
@@ -106,7 +106,7 @@ def test_repository_without_parsable_files(tmp_path: Path) -> None:
     out = tmp_path / "fixed.md"
     r = _invoke("correct", str(report), "--repo", str(repo), "--no-llm", "-o", str(out))
     assert r.exit_code == 2
-    assert r.output.startswith(f"Error: no parsable source files in {repo}")  # type: ignore[attr-defined]
+    assert r.output.startswith(f"Error: no source files in {repo}")  # type: ignore[attr-defined]
     assert len(r.output.strip().splitlines()) == 1 and not out.exists()  # type: ignore[attr-defined]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from citecal.source import build_symbol_index
+from citecal.source import build_symbol_index, open_store
 
 DATA = Path(__file__).parent / "data" / "definitions"
 
@@ -129,6 +129,106 @@ CASES: list[tuple[str, str, set[tuple[str, str, int]]]] = [
         },
     ),
     ("bzlib_private.h", "c", {("EState", "struct", 77), ("BZ2_blockSort", "function", 84)}),
+    # Swift (issue 31): a class, its initialiser, methods and computed properties.
+    (
+        "FileSystemDirectory.swift",
+        "swift",
+        {
+            ("FileSystemDirectory", "class", 4),
+            ("init", "method", 5),
+            ("validateType", "method", 9),
+            ("create", "method", 20),
+            ("size", "field", 34),
+            ("exists", "field", 52),
+            ("listAsRecords", "method", 64),
+            ("info", "method", 82),
+            ("needsCreation", "method", 106),
+        },
+    ),
+    # Objective-C: the @implementation, class and instance methods, C functions and
+    # macros, and React Native's RCT_EXPORT_METHOD methods (each parsed differently).
+    (
+        "RNKeychainManager.m",
+        "objc",
+        {
+            ("RNKeychainManager", "impl", 19),
+            ("requiresMainQueueSetup", "method", 24),
+            ("messageForError", "function", 35),
+            ("kAuthenticationType", "constant", 156),
+            ("authPolicy", "function", 173),
+            ("insertKeychainEntry", "method", 212),
+            ("canCheckAuthentication", "method", 384),
+            ("isPasscodeAuthAvailable", "method", 402),
+            ("getSupportedBiometryType", "method", 418),
+            ("setGenericPasswordForOptions", "method", 445),
+            ("getGenericPasswordForOptions", "method", 466),
+        },
+    ),
+    # Groovy: a class behind an annotation with arguments, and its methods.
+    (
+        "KanbanTray.groovy",
+        "groovy",
+        {
+            ("KanbanTray", "class", 33),
+            ("bind", "function", 39),
+            ("release", "function", 51),
+            ("take", "function", 62),
+            ("toString", "function", 68),
+        },
+    ),
+    # Clojure: the namespace, a private def, defn names with - and ?.
+    (
+        "wrapped.clj",
+        "clojure",
+        {
+            ("clojure.core.cache.wrapped", "module", 9),
+            ("default-wrapper-fn", "variable", 25),
+            ("lookup", "function", 27),
+            ("lookup-or-miss", "function", 38),
+            ("has?", "function", 88),
+            ("through-cache", "function", 153),
+            ("soft-cache-factory", "function", 220),
+        },
+    ),
+    # Shell: functions in a library file, and in a script without an extension
+    # (`bin/n`, read as bash by its #! line) with its settings.
+    (
+        "semaphore.bash",
+        "bash",
+        {
+            ("bats_run_under_flock", "function", 3),
+            ("bats_semaphore_setup", "function", 21),
+            ("bats_semaphore_get_free_slot_count", "function", 108),
+        },
+    ),
+    (
+        "n",
+        "bash",
+        {
+            ("log", "function", 9),
+            ("trace", "function", 38),
+            ("n_grep", "function", 56),
+            ("VERSION", "constant", 64),
+            ("N_PREFIX", "constant", 66),
+            ("set_arch", "function", 171),
+            ("display_masked_url", "function", 201),
+        },
+    ),
+    # C++ in a .h header (read as C++ by its content): a class template in a namespace,
+    # constructors, destructor, methods returning pointers, a pointer field.
+    (
+        "scoped-array.h",
+        "cpp",
+        {
+            ("marisa", "module", 7),
+            ("scoped_array", "class", 10),
+            ("scoped_array", "method", 12),
+            ("~scoped_array", "method", 15),
+            ("reset", "method", 19),
+            ("get", "method", 28),
+            ("array_", "field", 40),
+        },
+    ),
 ]
 
 
@@ -140,6 +240,24 @@ def test_definition_kinds_on_real_files(
     assert ix.parsed
     got = {(d.name, d.kind, d.name_line) for d in ix.definitions}
     assert expected <= got, sorted(expected - got)
+
+
+@pytest.mark.parametrize(
+    ("name", "language"),
+    [("n", "bash"), ("scoped-array.h", "cpp"), ("RNKeychainManager.m", "objc")],
+)
+def test_the_language_of_real_files_is_read_from_their_name_or_content(
+    tmp_path: Path, name: str, language: str
+) -> None:
+    (tmp_path / name).write_bytes((DATA / name).read_bytes())
+    with open_store(tmp_path) as store:
+        assert store.read(name).language == language
+
+
+def test_an_exported_react_native_method_spans_its_body() -> None:
+    ix = build_symbol_index((DATA / "RNKeychainManager.m").read_text(encoding="utf-8"), "objc")
+    (method,) = [d for d in ix.definitions if d.name == "isPasscodeAuthAvailable"]
+    assert (method.start_line, method.end_line) == (402, 414)
 
 
 def test_rust_impl_block_spans_its_body() -> None:

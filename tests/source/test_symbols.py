@@ -401,6 +401,88 @@ def test_range_queries_agree_with_a_linear_scan(blocks: list[str], start: int, w
             "public class User {\n  public int Age { get; set; }\n  public void Save() { }\n}\n",
             {("User", "class", 1), ("Age", "field", 2), ("Save", "method", 3)},
         ),
+        (
+            "swift",
+            "protocol Loader { func load() }\n"
+            "final class Disk: Loader {\n  var count = 0\n  init() {}\n  func load() {}\n}\n"
+            "extension Disk { func extra() {} }\nenum Mode { case read, write }\n"
+            "struct Point { let x: Double }\nfunc top() {}\n",
+            {
+                ("Loader", "interface", 1),
+                ("load", "method", 1),
+                ("Disk", "class", 2),
+                ("count", "field", 3),
+                ("init", "method", 4),
+                ("load", "method", 5),
+                ("Disk", "impl", 7),
+                ("extra", "method", 7),
+                ("Mode", "enum", 8),
+                ("read", "constant", 8),
+                ("write", "constant", 8),
+                ("Point", "struct", 9),
+                ("x", "field", 9),
+                ("top", "function", 10),
+            },
+        ),
+        (
+            "objc",
+            "#define MAX_KEYS 8\n@protocol Store <NSObject>\n- (void)clear;\n@end\n"
+            "@interface Keychain : NSObject\n@property NSString *service;\n+ (BOOL)ready;\n@end\n"
+            "@implementation Keychain\n+ (BOOL)ready { return YES; }\n"
+            "RCT_EXPORT_METHOD(getItem:(NSString *)key resolver:(id)resolve)\n{\n}\n@end\n",
+            {
+                ("MAX_KEYS", "constant", 1),
+                ("Store", "interface", 2),
+                ("clear", "method", 3),
+                ("Keychain", "class", 5),
+                ("service", "field", 6),
+                ("ready", "method", 7),
+                ("Keychain", "impl", 9),
+                ("ready", "method", 10),
+                ("getItem", "method", 11),
+            },
+        ),
+        (
+            "clojure",
+            '(ns my.cli "Docs.")\n(def ^:private defaults {:a 1})\n(defn- tokenize [args] args)\n'
+            "(defn parse-opts\n  [args specs] nil)\n(defmacro with-x [& body] body)\n"
+            "(defprotocol Shape (area [s]))\n(defrecord Circle [r])\n(defmethod render :a [x] x)\n",
+            {
+                ("my.cli", "module", 1),
+                ("defaults", "variable", 2),
+                ("tokenize", "function", 3),
+                ("parse-opts", "function", 4),
+                ("with-x", "function", 6),
+                ("Shape", "interface", 7),
+                ("Circle", "struct", 8),
+                ("render", "method", 9),
+            },
+        ),
+        (
+            "groovy",
+            "@CompileStatic(value = TypeCheckingMode.PASS)\nclass Builder {\n"
+            "    static final int TIMEOUT = 30\n    def get(Closure c) { c.call() }\n"
+            "    Object post(Map args) {\n        return pool.submit(args) { it }\n    }\n}\n"
+            "interface Client { def request() }\n",
+            {
+                ("Builder", "class", 2),
+                ("TIMEOUT", "field", 3),
+                ("get", "function", 4),
+                ("post", "function", 5),
+                ("Client", "interface", 9),
+            },
+        ),
+        (
+            "bash",
+            "BATS_VERSION=1.11\nexport BATS_ROOT=/x\nrun() {\n  local x=1\n}\n"
+            "function other {\n  :\n}\n",
+            {
+                ("BATS_VERSION", "constant", 1),
+                ("BATS_ROOT", "constant", 2),
+                ("run", "function", 3),
+                ("other", "function", 6),
+            },
+        ),
     ],
 )
 def test_more_languages(language: str, source: str, expected: set[tuple[str, str, int]]) -> None:

@@ -421,3 +421,18 @@ def test_any_claim_gives_a_consistent_verdict(claim: str, start: int, width: int
     if verdict.hint_lines is not None:
         lo, hi = verdict.hint_lines
         assert 1 <= lo <= hi <= INDEX.line_count
+
+
+def test_no_rejection_by_rule_in_code_without_a_symbol_index() -> None:
+    # The same lines as Cython (no bundled grammar): the definition around the range is
+    # unknown, so a name missing from it may be that definition's: the judge decides.
+    blind = build_symbol_index(AUTH_PY, "cython")
+    verdict = check("`make_user` builds users", 17, 21, index=blind)
+    assert verdict.verdict == "unverified"
+    assert verdict.missing_terms == ("make_user", "users")
+
+
+def test_documents_without_an_index_are_still_checked_by_rule() -> None:
+    text_index = build_symbol_index(AUTH_PY, "markdown")
+    verdict = check("`make_user` builds users", 17, 21, index=text_index)
+    assert verdict.verdict == "not_supports"

@@ -64,7 +64,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "address",
         rf"\b(?:note|notes|message|instructions?|attention|hint|memo|reminder|info|information"
-        rf"|directive|important)\s*(?:for|to)?\s+(?:the\s+|any\s+|all\s+|every\s+)?{_READER}\b",
+        rf"|directive|important)\s*(?:for|to)?\s+(?:the\s+|any\s+|all\s+|every\s+)?{_READER}\b"
+        # a possessive names someone else's thing ("the message to the agent's queue" in an
+        # actor library, javadoc's `agent\s`), not the reader being addressed
+        r"(?!['\u2019]s\b|\\s\b)",
     ),
     ("address", rf"\b(?:dear|hey|hi|hello|attention)\s+{_READER}\b"),
     ("address", rf"(?:^|[\s#/*;-]){_READER}\s*(?:,|:)\s*(?:please\s+|you\s+|ignore|answer|mark)"),
@@ -90,9 +93,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         rf"(?:\w+\s+)?{_VERDICT_WORD}\b",
     ),
     # Forged prompt structure: chat-template tokens, role headers, the prompts' own data tags.
+    # `[INST]` right after a name or a bracket is a subscript (`_instances[inst]`), not a token.
     (
         "structure",
-        r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[/?INST\]|<</?SYS>>"
+        r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|(?<![\w\])])\[/?INST\]|<</?SYS>>"
         r"|</?\s*untrusted_input\s*>|^\s*#{1,4}\s*(?:system|assistant)\s*(?:prompt|message)?\s*:?\s*$"
         r"|\b(?:system\s+prompt|end\s+of\s+(?:the\s+)?(?:untrusted\s+)?(?:input|data|code|claim))\b"
         r"(?=[^\n]{0,60}\b(?:ignore|new|now|instruction|follow|answer|you))",
