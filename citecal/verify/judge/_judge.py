@@ -789,8 +789,7 @@ class Judge:
             first = next(f for f in got.failures if f.startswith("timeout"))
             why = f"judge timed out: {first.split(':', 1)[1]}"
             return [self._unverified(model, why) for _ in range(n)]
-        tally.budget_reached += n
-        return [self._over_budget(model) for _ in range(n)]
+        return [self._unverified(model, "no request was answered") for _ in range(n)]
 
     async def _ask_single(
         self, chat: ChatClient, model: str, r: JudgeRequest, tally: _Tally
