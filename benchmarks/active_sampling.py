@@ -120,7 +120,9 @@ def realistic(
             concurrency=16,
             cache_path=str(Path(tmp) / "cache.sqlite3"),
         )
-        table, _ = rejudge_frame(synthetic_table(population), config, prompt="v3", use_cache=False)
+        table, _ = rejudge_frame(
+            synthetic_table(population), config, prompt="v3", model=model, use_cache=False
+        )
     rows = table.drop_duplicates("record_id")
     u = np.asarray(
         [
