@@ -32,7 +32,7 @@ groundtruth:  ## fetch the pinned package sources of datasets/groundtruth (sha25
 	$(PYTHON) datasets/groundtruth/fetch.py
 
 cascade: install groundtruth  ## retrain the shipped default cascade (README "The cascade")
-	$(BIN)/citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json
+	$(BIN)/citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json --force
 
 # The documentation site (mkdocs.yml, docs/); --strict turns every warning (a broken link, a
 # page missing from the nav) into a failure. Output in site/ (ignored by git).

@@ -14,7 +14,7 @@ of other reports). Then:
 2. **A cascade of the two judges** (agreement asked 0.90 per verdict, δ = 0.1): in each
    of ``--runs`` seeded runs the labelled set is split in half at random, thresholds are
    set on one half (``citecal.cascade.calibrate_cascade``, the cheap model's tier then
-   the strong one's, rows read by ``calibrate --cascade``'s reader) and scored on the
+   the strong one's, rows read by ``calibrate --write-cascade``'s reader) and scored on the
    other. Targets: the guarantee (each verdict's agreement ≥ 0.90 on the scored half)
    holds in ≥ 1 − δ of runs; the judge tiers' coverage with ``consistency`` or
    ``logprob`` ≥ 2× with ``verbal``; the cascade's cost ≤ 0.5× judging every claim with
@@ -114,7 +114,7 @@ def judge_all(
 
 
 def items_of(judged: dict[tuple[str, str], Judged], source: str) -> list[Item]:
-    """The labelled claims as the cascade sees them, read as ``calibrate --cascade`` reads."""
+    """The labelled claims as the cascade sees them, read as ``calibrate --write-cascade`` reads."""
     both = pd.concat(
         [judged[(CHEAP, source)].table, judged[(STRONG, source)].table], ignore_index=True
     )

@@ -31,13 +31,17 @@ import secrets
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
 from citecal.errors import InputError
 
 _TMP_MARK = ".citecal-"
+
+MAX_JSON_BYTES = 512 * 2**20
+"""Largest JSON input read whole (an eval JSON of 20 000 citations and 64 MB of carried text
+fits with room; README "Security")."""
 
 
 def _tmp_name(target: Path) -> Path:
@@ -136,6 +140,78 @@ def check_output(target: Path | str | None) -> None:
         _check(Path(target), probe=True)
 
 
+def same_file(a: Path | str, b: Path | str) -> bool:
+    """Whether ``a`` and ``b`` name one file: one real path (symlinks resolved) or one inode.
+
+    Two paths that do not exist yet are the same file when they resolve to the
+    same place; a hard link is caught by its device and inode number.
+    """
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(sa.st_mode) and (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+Named = tuple[str, Path | str | None]
+"""An option or argument name (``-o``, ``ANNOTATIONS``) and the path it was given."""
+
+
+def _is_stream(path: Path | str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode)
+
+
+def refuse_clobber(outputs: Iterable[Named], inputs: Iterable[Named]) -> None:
+    """Refuse, before any work, an output that is one of the command's inputs or outputs.
+
+    README "Security": ``calibrate T --write-cascade T`` or ``align A -o A`` would
+    replace the annotation table people's labels are in; the paths are compared as
+    :func:`same_file` does (symlinks and hard links too). A device or FIFO output
+    (``-o /dev/stdout``) is written through, never replaced, and is left alone.
+    Directories (a directory of eval JSON) and non-paths (``--cascade default``)
+    are not compared.
+
+    Raises:
+        InputError: naming both options and the file; nothing has been written.
+    """
+    outs = [(n, Path(p)) for n, p in outputs if p is not None and not _is_stream(p)]
+    ins = [(n, Path(p)) for n, p in inputs if p is not None and not Path(p).is_dir()]
+    for i, (name, out) in enumerate(outs):
+        for other, path in ins:
+            if same_file(out, path):
+                raise InputError(
+                    f"{name} {out} is the input {other} ({path}): writing it would replace "
+                    "the input; choose another output file (nothing was written)"
+                )
+        for other, path in outs[:i]:
+            if same_file(out, path):
+                raise InputError(
+                    f"{name} {out} and {other} {path} are the same file: give each output "
+                    "its own file (nothing was written)"
+                )
+
+
+def check_replace(target: Path | str | None, force: bool, what: str, flag: str) -> None:
+    """Refuse to write over an existing ``target`` unless ``force`` (a cascade, a label set).
+
+    Raises:
+        InputError: ``target`` exists and ``force`` is not set.
+    """
+    if target is None or force or _is_stream(target):
+        return
+    if os.path.lexists(target):
+        raise InputError(
+            f"{flag} {target}: the file exists; pass --force to replace it with the new "
+            f"{what} (nothing was written)"
+        )
+
+
 def _publish(tmp: Path, path: Path, st: os.stat_result | None) -> None:
     if st is not None:  # keep the existing file's mode and, where allowed, its owner
         os.chmod(tmp, stat.S_IMODE(st.st_mode))
@@ -159,6 +235,9 @@ def atomic_path(target: Path | str) -> Iterator[Path]:
             # Written through, never replaced: O_TRUNC is ignored by devices and FIFOs.
             with tmp.open("rb") as src, path.open("wb") as dst:
                 shutil.copyfileobj(src, dst)
+        except OSError as exc:
+            # /dev/full (ENOSPC), a FIFO whose reader left (EPIPE): one line, not a traceback.
+            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
         finally:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
@@ -233,26 +312,36 @@ def check_regular_file(path: Path | str, what: str = "file") -> None:
         )
 
 
-def read_regular_bytes(path: Path | str, what: str = "file") -> bytes:
-    """The bytes of a regular file; a FIFO, device or socket is refused, never opened to read.
+def _size_text(n: int) -> str:
+    return f"{n / 2**20:,.0f} MiB" if n >= 2**20 else f"{n:,} bytes"
 
-    README "Security": a named pipe given as a report would block the run and a
-    device (``/dev/zero``) would never end, so input files must be regular files.
-    The path is ``stat``-ed first, then opened with ``O_NONBLOCK`` and checked
-    again with ``fstat`` (a swap in between is refused too).
+
+def too_big(what: str, path: Path | str, size: int, limit: int) -> InputError:
+    """The one-line error for an input over its size bound (README "Security")."""
+    return InputError(
+        f"{what} is {_size_text(size)}, more than the {_size_text(limit)} citecal reads: {path}"
+    )
+
+
+@contextlib.contextmanager
+def open_regular(
+    path: Path | str, what: str = "file", max_bytes: int | None = None
+) -> Iterator[IO[bytes]]:
+    """A binary handle on a regular file of at most ``max_bytes``; anything else one line.
+
+    README "Security": a named pipe would block the run and a device
+    (``/dev/zero``, ``/dev/urandom``) would never end, so input files must be
+    regular files, and a file past its bound is refused before it is read.
+    The path is ``stat``-ed first, then opened with ``O_NONBLOCK`` (a FIFO
+    swapped in meanwhile does not block) and checked again with ``fstat``.
 
     Raises:
-        InputError: missing, not a regular file, unreadable.
+        InputError: missing, not a regular file, unreadable, or over ``max_bytes``.
     """
     p = Path(path)
     check_regular_file(p, what)
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise InputError(f"{what} is {_input_kind(st.st_mode)}, not a regular file: {p}")
-            return fh.read()
     except FileNotFoundError:
         raise InputError(f"{what} not found: {p}") from None
     except IsADirectoryError:
@@ -261,15 +350,41 @@ def read_regular_bytes(path: Path | str, what: str = "file") -> bytes:
         raise InputError(f"{what} is not readable (permission denied): {p}") from None
     except OSError as exc:
         raise InputError(f"cannot read {what} {p}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{what} is {_input_kind(st.st_mode)}, not a regular file: {p}")
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise too_big(what, p, st.st_size, max_bytes)
+        yield fh
 
 
-def read_text_file(path: Path | str, what: str = "file") -> str:
+def read_regular_bytes(path: Path | str, what: str = "file", max_bytes: int | None = None) -> bytes:
+    """The bytes of a regular file (:func:`open_regular`): no FIFO, device or socket, bounded.
+
+    A file that grows past ``max_bytes`` while it is read is refused too.
+
+    Raises:
+        InputError: missing, not a regular file, unreadable, over ``max_bytes``.
+    """
+    p = Path(path)
+    with open_regular(p, what, max_bytes) as fh:
+        try:
+            data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read {what} {p}: {exc.strerror}") from None
+    if max_bytes is not None and len(data) > max_bytes:
+        raise too_big(what, p, len(data), max_bytes)
+    return data
+
+
+def read_text_file(path: Path | str, what: str = "file", max_bytes: int | None = None) -> str:
     """Read a UTF-8 text file (a regular file), turning every expected failure into one line.
 
     Raises:
         InputError: see :func:`read_regular_bytes`; not UTF-8.
     """
-    return decode_text(read_regular_bytes(path, what), path, what)
+    return decode_text(read_regular_bytes(path, what, max_bytes), path, what)
 
 
 def decode_text(data: bytes, path: Path | str, what: str = "file") -> str:

@@ -40,6 +40,8 @@ class Outcome:
     """``rules`` / ``judge`` / ``coverage`` (see :func:`citecal.verify.route_claim`)."""
     judge_classifies: bool = False
     """The judge is asked for this claim's mode too (``use_llm_classification``)."""
+    p_supports: float | None = None
+    """The local verifier's calibrated support probability (docs/explanation/cascade.md)."""
 
 
 def rate(numerator: int, denominator: int) -> float | None:
@@ -81,7 +83,11 @@ def failure_of(
     if verdict.verdict == "unverified":
         # A person decides: text addressed to the judge (README "Security"), or no tier of
         # the cascade was confident enough (README "The cascade").
-        held = verdict.abstain_reason in ("possible prompt injection", "needs a person")
+        held = verdict.abstain_reason in (
+            "possible prompt injection",
+            "needs a person",
+            "judge and verifier disagree",
+        )
         return None, ("annotate" if held else None)
     hinted = _hint_action(verdict, citation.start_line, citation.end_line, near_lines)
     if verdict.verdict == "not_supports":
@@ -146,6 +152,7 @@ def to_result(outcome: Outcome, near_lines: int = 10) -> CitationResult:
         abstain_reason=v.abstain_reason if v is not None else None,
         confidence_source=v.confidence_source if v is not None else None,
         confidence_value=v.confidence_value if v is not None else None,
+        p_supports=outcome.p_supports if val.valid else None,
         **excerpt_fields(ex.citation, outcome.excerpt),
     )
 

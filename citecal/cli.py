@@ -8,7 +8,9 @@ errors), never a traceback.
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -48,6 +50,29 @@ class CitecalGroup(click.Group):
         except CitecalError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except OSError as exc:
+            # Standard output on a full disk or device (`> /dev/full`): files citecal writes
+            # itself report this through citecal._io; what is left is stdout (README "Security").
+            if exc.errno not in _FULL:
+                raise
+            _drop_stdout()
+            click.echo(f"Error: cannot write to standard output: {exc.strerror}", err=True)
+            sys.exit(2)
+
+
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""Errors of a write that cannot succeed (disk full, quota, file size limit, I/O error)."""
+
+
+def _drop_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so the exit's flush of what is buffered cannot
+    fail again (Python would print "Exception ignored" with a traceback)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):  # no file descriptor (a test runner's stdout): nothing to do
+        pass
 
 
 @click.group(cls=CitecalGroup, context_settings=CONTEXT_SETTINGS)

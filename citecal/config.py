@@ -122,8 +122,8 @@ class ExtractiveConfig(_Section):
 class PriceConfig(_Section):
     """USD per one million tokens."""
 
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
+    input: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
 
 
 def _default_pricing() -> dict[str, PriceConfig]:
@@ -209,6 +209,25 @@ class JudgeConfig(_Section):
     simulated_examples: int = Field(
         4, ge=1, le=20, description="Labelled examples shown to each simulated annotator."
     )
+    max_tokens: int = Field(
+        800,
+        ge=16,
+        le=100_000,
+        description="Answer tokens a judge request about one claim may use (max_tokens).",
+    )
+    max_tokens_per_claim: int = Field(
+        400,
+        ge=16,
+        le=100_000,
+        description="Answer tokens per claim of a batch request (max_tokens: this times the "
+        "claims, plus 100).",
+    )
+    critic_max_tokens: int = Field(
+        2000, ge=64, le=100_000, description="Answer tokens of one align critic request."
+    )
+    rewrite_max_tokens: int = Field(
+        600, ge=16, le=100_000, description="Answer tokens of one correct rewrite request."
+    )
 
 
 LOCAL_ARGILLA_PORT = 6900
@@ -246,7 +265,11 @@ class ArgillaConfig(_Section):
         f"http://127.0.0.1:{LOCAL_ARGILLA_PORT}",
         description="env ARGILLA_API_URL; default the local stack (CITECAL_ARGILLA_PORT).",
     )
-    api_key: str | None = Field(None, description="env ARGILLA_API_KEY")
+    api_key: str | None = Field(
+        None,
+        description="env ARGILLA_API_KEY; unset, the local stack's key is sent to the local "
+        "stack only.",
+    )
     workspace: str = "citecal"
     min_submitted: int = Field(
         2,
@@ -255,6 +278,12 @@ class ArgillaConfig(_Section):
         "(2: every record is rated twice, so annotators can be compared).",
     )
     batch_size: int = Field(256, ge=1)
+    timeout_s: float = Field(
+        60.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="Deadline of one request to Argilla, connecting and the whole answer.",
+    )
 
 
 class CalibrationConfig(_Section):
@@ -291,6 +320,12 @@ class GateConfig(_Section):
     fail_on_missing_files: bool = Field(True, description="FAIL when a cited file does not exist.")
     min_precision: float = Field(0.7, ge=0, le=1, description="WARN below this precision.")
     min_coverage: float = Field(0.5, ge=0, le=1, description="WARN below this claim coverage.")
+    max_high_risk: int | None = Field(
+        None,
+        ge=0,
+        description="FAIL when more valid citations than this are in the high-risk band of "
+        "p_supports (the review list's riskiest; needs the cascade); unset: no such rule.",
+    )
 
 
 class AnswerFields(_Section):
@@ -364,30 +399,42 @@ ENV_VARS: dict[str, tuple[str, str]] = {
 
 
 # What the evaluated repository's own config ([tool.citecal] in its pyproject.toml, or its
-# citecal.toml) may set: thresholds and word lists that tune verification, nothing else
-# (README "Security"). Not here, so only from the user's --config, user
-# config file, environment or flags: URLs, credentials and environment variable names
-# (judge.base_url, judge.api_key_env, argilla.*), file paths (judge.cache_path, judge.prompt),
-# regular expressions (classify.*_indicators, extract.non_claim_patterns: they run on the
-# user's CPU), models, prices and resource limits (judge.*, validation.*), and switches that
-# spend the user's judge calls on every claim (classify.use_llm_classification).
-# To let a repository set a new key, add it below and to the README "Security" list; a word
-# list is fine, a regex or anything naming a place or a secret is not.
-REPO_ALLOWED_KEYS: dict[str, frozenset[str]] = {
-    "extract": frozenset({"min_claim_words"}),
-    "classify": frozenset({"default_unknown_handling"}),
-    "extractive": frozenset(
-        {
-            "supports_threshold",
-            "partial_threshold",
-            "fuzzy_max_distance",
-            "fuzzy_min_length",
-            "context_lines",
-        }
-    ),
-    "calibration": frozenset({"spearman_threshold", "ceiling_margin"}),
-    "excerpt": frozenset({"page_lines", "match_threshold", "min_word_chars", "prefix_chars"}),
+# citecal.toml) may set, and in which direction (docs/explanation/security.md): only keys that
+# make verification stricter than the layers below it (the built-in defaults and the user's
+# config file), or that change no verdict. A repository verifies its own citations' evidence,
+# so it may raise a threshold, never lower it:
+#   "raise": the value may only go up (a higher supports_threshold decides fewer supports);
+#   "lower": the value may only go down (a smaller fuzzy_max_distance matches less);
+#   "judged": default_unknown_handling may not move claims from the judge to term coverage;
+#   "free": changes no verdict (context_lines: where expand_range is suggested).
+# A loosening value is refused (left out, and eval says so); the lower layers' value stays.
+# Not here, so only from the user's --config, user config file, environment or flags: URLs,
+# credentials and environment variable names (judge.base_url, judge.api_key_env, argilla.*),
+# file paths (judge.cache_path, judge.prompt), regular expressions (classify.*_indicators,
+# extract.non_claim_patterns: they run on the user's CPU), models, prices and resource limits
+# (judge.*, validation.*), switches that spend the user's judge calls on every claim
+# (classify.use_llm_classification), and settings with no stricter direction that change
+# verdicts (excerpt.page_lines moves pages, excerpt.min_word_chars changes which words count).
+# To let a repository set a new key, add it below with its direction and to the docs' list.
+RepoRule = Literal["raise", "lower", "judged", "free"]
+REPO_RULES: dict[str, dict[str, RepoRule]] = {
+    "extract": {"min_claim_words": "lower"},
+    "classify": {"default_unknown_handling": "judged"},
+    "extractive": {
+        "supports_threshold": "raise",
+        "partial_threshold": "raise",
+        "fuzzy_max_distance": "lower",
+        "fuzzy_min_length": "raise",
+        "context_lines": "free",
+    },
+    "calibration": {"spearman_threshold": "raise", "ceiling_margin": "lower"},
+    "excerpt": {"match_threshold": "raise", "prefix_chars": "raise"},
 }
+REPO_ALLOWED_KEYS: dict[str, frozenset[str]] = {s: frozenset(k) for s, k in REPO_RULES.items()}
+"""The keys a repository may set at all (:data:`REPO_RULES` says in which direction)."""
+
+_JUDGED_RANK = {"extractive": 0, "llm": 1, "judge": 1, "abstractive": 1}
+"""default_unknown_handling: term coverage decides (0) or the judge does (1)."""
 
 
 def user_config_path() -> Path:
@@ -404,12 +451,15 @@ class RepoLayer:
         settings: the allowed part, as nested sections, applied to the run.
         applied: dotted names of the keys applied (``extractive.supports_threshold``).
         ignored: dotted names of the keys left out because only the user may set them.
+        refused: ``key = value (why)`` of allowed keys left out because the value would
+            loosen a check (:data:`REPO_RULES`).
     """
 
     source: str
     settings: dict[str, Any]
     applied: tuple[str, ...]
     ignored: tuple[str, ...]
+    refused: tuple[str, ...] = ()
 
 
 def _known_keys(section: str) -> set[str] | None:
@@ -460,8 +510,47 @@ def split_repo_settings(source: str, data: dict[str, Any]) -> RepoLayer:
     return RepoLayer(source, settings, tuple(applied), tuple(ignored))
 
 
-def repo_config_layers(repo: Path | None) -> list[RepoLayer]:
-    """The evaluated repository's config sources, each split by :func:`split_repo_settings`.
+def _loosens(rule: RepoRule, value: Any, base: Any) -> bool | None:
+    """Whether ``value`` would loosen the check ``base`` sets (None: not comparable)."""
+    if rule == "free":
+        return False
+    if rule == "judged":
+        mine, theirs = _JUDGED_RANK.get(str(value)), _JUDGED_RANK.get(str(base))
+        return None if mine is None or theirs is None else mine < theirs
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None  # pydantic names the bad value when the layer is applied
+    return bool(value < base) if rule == "raise" else bool(value > base)
+
+
+def tighten_only(layer: RepoLayer, base: Config) -> RepoLayer:
+    """``layer`` without the values that would loosen a check below it (:data:`REPO_RULES`).
+
+    ``base`` is what the layers under the repository's give (defaults and the
+    user's config file): a repository may raise ``supports_threshold`` above it,
+    never lower it. Refused keys are listed, not applied.
+    """
+    settings: dict[str, Any] = {}
+    applied: list[str] = []
+    refused: list[str] = []
+    for section, body in layer.settings.items():
+        if not isinstance(body, dict):
+            settings[section] = body
+            continue
+        for key, value in body.items():
+            rule = REPO_RULES[section][key]
+            current = getattr(getattr(base, section), key)
+            if _loosens(rule, value, current):
+                how = {"raise": "lower than", "lower": "higher than"}.get(rule, "looser than")
+                refused.append(f"{section}.{key} = {value!r} ({how} {current!r})")
+            else:
+                settings.setdefault(section, {})[key] = value
+                applied.append(f"{section}.{key}")
+    return RepoLayer(layer.source, settings, tuple(applied), layer.ignored, tuple(refused))
+
+
+def repo_config_layers(repo: Path | None, base: Config | None = None) -> list[RepoLayer]:
+    """The evaluated repository's config sources, split (:func:`split_repo_settings`) and
+    tightened against ``base`` (:func:`tighten_only`; default: the built-in defaults).
 
     Raises:
         ConfigError: unreadable TOML, or an unknown section or key.
@@ -469,6 +558,7 @@ def repo_config_layers(repo: Path | None) -> list[RepoLayer]:
     layers: list[RepoLayer] = []
     if repo is None or not repo.is_dir():
         return layers
+    below = base if base is not None else Config()
     pyproject = repo / "pyproject.toml"
     if pyproject.is_file():
         tool = _read_toml(pyproject).get("tool", {}).get("citecal")
@@ -476,11 +566,20 @@ def repo_config_layers(repo: Path | None) -> list[RepoLayer]:
             source = f"{pyproject} [tool.citecal]"
             if not isinstance(tool, dict):
                 raise ConfigError(f"{source}: not a table")
-            layers.append(split_repo_settings(source, tool))
+            layers.append(tighten_only(split_repo_settings(source, tool), below))
     local = repo / "citecal.toml"
     if local.is_file():
-        layers.append(split_repo_settings(str(local), _read_toml(local)))
+        layers.append(tighten_only(split_repo_settings(str(local), _read_toml(local)), below))
     return layers
+
+
+def user_base() -> Config:
+    """The settings below the repository's layers: defaults and the user's config file.
+
+    Raises:
+        ConfigError: the user's config file holds a bad key or value.
+    """
+    return config_from_layers(config_layers(None, None, include_env=False))
 
 
 def describe_repo_layer(layer: RepoLayer) -> list[str]:
@@ -493,6 +592,11 @@ def describe_repo_layer(layer: RepoLayer) -> list[str]:
             f"repo config {layer.source}: ignored {', '.join(layer.ignored)} (a repository may "
             "only tune thresholds and word lists; set these in --config, your user config "
             f"{user_config_path()} or the environment)"
+        )
+    if layer.refused:
+        lines.append(
+            f"repo config {layer.source}: refused {'; '.join(layer.refused)} (a repository may "
+            "only make its own verification stricter; the value below it stays)"
         )
     return lines
 
@@ -536,9 +640,11 @@ def config_layers(
     user = user_config_path()
     if include_user and user.is_file():
         layers.append((str(user), _read_toml(user)))
-    for layer in repo_config_layers(repo):
-        if layer.settings:
-            layers.append((layer.source, layer.settings))
+    if repo is not None and repo.is_dir():
+        base = config_from_layers(layers)  # what the repository may tighten, never loosen
+        for layer in repo_config_layers(repo, base):
+            if layer.settings:
+                layers.append((layer.source, layer.settings))
     if config_file is not None:
         if not config_file.is_file():
             raise ConfigError(f"config file not found: {config_file}")

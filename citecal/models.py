@@ -50,9 +50,15 @@ SuggestedAction = Literal[
 """What the correction loop should try first (README "`citecal correct`"); ``annotate``: a
 person must decide (README "Security": possible prompt injection)."""
 
-AbstainReason = Literal["possible prompt injection", "budget reached", "needs a person"]
+AbstainReason = Literal[
+    "possible prompt injection", "budget reached", "needs a person", "judge and verifier disagree"
+]
 """Why no verifier decided a claim (README "Security"; "needs a person": the cascade
-abstained, README "The cascade")."""
+abstained, README "The cascade"; "judge and verifier disagree": the judge said supports
+where the local verifier strongly doubts it, docs/explanation/routing.md)."""
+
+RiskBandName = Literal["high", "elevated", "moderate", "low"]
+"""Risk of being unsupported, from the calibrated ``p_supports`` (docs/explanation/cascade.md)."""
 
 LineRangeAnswer = Literal["correct", "too_narrow", "too_broad"]
 
@@ -326,6 +332,22 @@ class Summary(_Model):
         description="Answers asked per claim: K for consistency and simulated (their tokens "
         "and cost are in llm_tokens and cost_usd), 1 otherwise; null when no judge ran.",
     )
+    risk_bands: list[RiskBandCount] = Field(
+        default_factory=list,
+        description="Valid citations per risk band of p_supports, with the share people "
+        "found unsupported in that band of the calibration labels (an expectation, not a "
+        "guarantee); empty without a calibrated verifier (--no-cascade).",
+    )
+    review_size: int = Field(
+        0,
+        description="Citations in the review list (the riskiest, with evidence and a "
+        "proposed place: rows whose risk_rank is at most this).",
+    )
+    shift: ShiftCheck | None = Field(
+        None,
+        description="Are this report's verifier scores like the calibration labels'? Null "
+        "without a calibrated verifier or with too few valid citations.",
+    )
 
 
 class CascadeSummary(_Model):
@@ -333,10 +355,41 @@ class CascadeSummary(_Model):
 
     decided_by: dict[str, int] = Field(description="Tier name → citations it decided.")
     abstained: int = Field(description="Valid citations no tier was confident about.")
+    disagreed: int = Field(
+        0,
+        description="Judge supports sent to a person because the local verifier strongly "
+        "doubts them (abstain_reason 'judge and verifier disagree').",
+    )
     agreement: dict[str, float] = Field(description="Per verdict: the agreement guaranteed.")
     delta: float = Field(description="Probability that the guarantee fails.")
     labels: int = Field(description="Human labels the thresholds rest on.")
     source: str = Field(description="Where those labels came from.")
+
+
+class RiskBandCount(_Model):
+    """One risk band of a report: its citations and what the calibration labels expect."""
+
+    name: RiskBandName = Field(description="high, elevated, moderate or low risk.")
+    lower: float = Field(description="p_supports >= lower ...")
+    upper: float = Field(description="... and < upper (<= 1 for the last band).")
+    citations: int = Field(description="Valid citations of this report in the band.")
+    expected_unsupported: float | None = Field(
+        description="Share of the calibration labels in this band that people found "
+        "unsupported; null when no label fell in it."
+    )
+    labels: int = Field(description="Calibration labels in this band.")
+
+
+class ShiftCheck(_Model):
+    """The report's p_supports against the calibration labels' (docs/explanation/cascade.md)."""
+
+    test: str = Field(
+        description="The two-sample test used: kolmogorov-smirnov (asymptotic p-value)."
+    )
+    p_value: float = Field(description="Small: the scores look unlike the calibration labels'.")
+    shifted: bool = Field(description="p_value below the level: thresholds may not hold here.")
+    level: float = Field(description="The level p_value is compared with.")
+    message: str = Field(description="What it means and what to do, in one sentence.")
 
 
 GateStatus = Literal["PASS", "WARN", "FAIL"]
@@ -416,7 +469,9 @@ class CitationResult(_Model):
     abstain_reason: AbstainReason | None = Field(
         None,
         description="Why the judge did not decide this claim: 'possible prompt injection' "
-        "(README 'Security'; a person decides) or 'budget reached' (--max-cost).",
+        "(README 'Security'; a person decides), 'budget reached' (--max-cost), 'needs a "
+        "person' (no tier of the cascade was confident enough) or 'judge and verifier "
+        "disagree' (the judge said supports where the local verifier strongly doubts it).",
     )
     # Excerpt citations (README "Excerpt citations"); null for plain line citations.
     item: str | None = Field(None, description="Item id as written in [[...]].")
@@ -452,6 +507,28 @@ class CitationResult(_Model):
     )
     confidence_value: float | None = Field(
         None, description="How likely the verdict is right, in [0, 1] (judged rows)."
+    )
+    # The review list (docs/explanation/cascade.md, "The review list").
+    p_supports: float | None = Field(
+        None,
+        description="The local verifier's support probability, calibrated on people's labels "
+        "(out of fold); null for an invalid citation or with --no-cascade.",
+    )
+    risk_rank: int | None = Field(
+        None, description="1 = most likely unsupported of this report's valid citations."
+    )
+    risk_band: RiskBandName | None = Field(
+        None, description="high, elevated, moderate or low risk of being unsupported."
+    )
+    risk_evidence: list[str] = Field(
+        default_factory=list,
+        description="For the review list's citations: what drove the doubt (names missing "
+        "from the range, where they are, a better-matching window nearby).",
+    )
+    proposed_citation: str | None = Field(
+        None,
+        description="For the review list's citations: where the claim most likely belongs "
+        "([path:start-end], from the correction index, no judge), or null.",
     )
 
 

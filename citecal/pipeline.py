@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from citecal.config import JudgeConfig
     from citecal.verify.judge import (
         DryRunEstimate,
+        Injection,
         Judge,
         JudgeRequest,
         PromptTemplate,
@@ -502,6 +503,37 @@ def _apply_verdicts(
     return out
 
 
+def screen_outcomes(analysis: Analysis, store: SourceStore, config: Config) -> dict[int, Injection]:
+    """Valid citations whose claim, code, context or sibling citations speak to the judge.
+
+    Read as the judge would read them (the same request, README "Security"), by
+    outcome index. Runs before every tier of the cascade, the rules included.
+    """
+    from citecal.verify.judge import request_injection
+
+    candidates = [i for i, o in enumerate(analysis.outcomes) if o.validation.valid]
+    requests = judge_requests(analysis, candidates, store, config)
+    found = {}
+    for i, r in zip(candidates, requests, strict=True):
+        hit = request_injection(r, config.judge.max_code_lines)
+        if hit is not None:
+            found[i] = hit
+    return found
+
+
+def injection_warning(outcomes: Sequence[Outcome], held: dict[int, Injection]) -> str:
+    """One warning counting the claims held back for a person."""
+    from citecal.verify.judge import INJECTION_REASON
+
+    first = min(held)
+    found = held[first]
+    return (
+        f"{len(held)} claims not decided: {INJECTION_REASON} (text addressed to the judge,"
+        f" e.g. in the {found.where} of {outcomes[first].extracted.citation}: {found.text!r});"
+        " they are unverified with suggested action annotate, for a person to check"
+    )
+
+
 def evaluate_report(
     report_text: str,
     store: SourceStore,
@@ -514,6 +546,7 @@ def evaluate_report(
     judge_progress: Callable[[int], None] | None = None,
     context: SourceStore | None = None,
     cascade: CascadeSpec | None = None,
+    review: int = 10,
 ) -> EvalResult:
     """Evaluate every citation of a report against a source store.
 
@@ -531,7 +564,11 @@ def evaluate_report(
             default ``store``).
         cascade: tiers with calibrated thresholds (README "The cascade"): a
             claim is decided by the first tier confident enough, else escalated,
-            and after the last tier it abstains ("needs a person").
+            and after the last tier it abstains ("needs a person"). With a
+            calibrated verifier every valid row gets ``p_supports``, its risk rank
+            and band (docs/explanation/cascade.md, "The review list").
+        review: how many of the riskiest citations get their evidence and a
+            proposed place (the review list; 0: none).
     """
     config = config or Config()
     analysis = analyse(report_text, store, config, progress, context)
@@ -539,7 +576,18 @@ def evaluate_report(
     warnings: list[str] = list(analysis.warnings)
     calls = tokens = 0
     cost = 0.0
-    indexes = routed(analysis, config)
+    # README "Security": a claim whose text or code speaks to the judge goes to a person,
+    # whatever a rule, the local verifier or a judge would decide; no tier sees it.
+    from citecal.verify.judge import hold_back
+
+    held = screen_outcomes(analysis, store, config)
+    for i, found in held.items():
+        o = outcomes[i]
+        outcomes[i] = replace(o, route="held", verdict=hold_back(o.verdict, found))
+    if held:
+        warnings.append(injection_warning(outcomes, held))
+        analysis = replace(analysis, outcomes=outcomes)
+    indexes = [i for i in routed(analysis, config) if i not in held]
     decided_by: dict[str, int] = {}
     if cascade is not None:
         from citecal.cascade._apply import pre_judge
@@ -548,10 +596,10 @@ def evaluate_report(
         analysis = replace(analysis, outcomes=outcomes)
     if judge is not None and indexes and cascade is not None and cascade.tier("judge"):
         # README "The cascade": each judge model in turn, cheapest first.
-        from citecal.cascade._apply import judge_tiers
+        from citecal.cascade._apply import run_judge_tiers
 
         requests = judge_requests(analysis, indexes, store, config)
-        outcomes, judged_by, runs, tier_warnings = judge_tiers(
+        outcomes, judged_by, runs, tier_warnings = run_judge_tiers(
             outcomes,
             indexes,
             cascade,
@@ -576,6 +624,16 @@ def evaluate_report(
 
             outcomes, judged_by = post_judge(outcomes, indexes, cascade, judge.model)
             decided_by.update(judged_by)
+    elif cascade is not None:
+        for_person = sum(
+            o.verdict is not None and o.verdict.abstain_reason == "needs a person" for o in outcomes
+        )
+        if for_person:
+            reason = no_judge_reason or "no LLM judge configured"
+            warnings.append(
+                f"{for_person} citations no tier of the cascade could decide are unverified, "
+                f"for a person (the review list ranks them): {reason}"
+            )
     elif indexes:
         reason = no_judge_reason or "no LLM judge configured"
         for i in indexes:
@@ -583,6 +641,14 @@ def evaluate_report(
             outcomes[i] = replace(o, verdict=_undecided(o.verdict, reason))
         warnings.append(f"{len(indexes)} claims need the LLM judge and are unverified: {reason}")
     rows = joint_verdicts([to_result(o, config.extractive.context_lines) for o in outcomes])
+    calibrator = cascade.calibrator if cascade is not None else None
+    if calibrator is not None:
+        from citecal.cascade._review import rank_rows
+        from citecal.cascade._review import review as review_rows
+
+        rows = rank_rows(rows, calibrator)
+        if review > 0:
+            rows = review_rows(rows, store, review, config)
     summary = summarize(
         rows,
         total_claims=analysis.total_claims,
@@ -607,7 +673,24 @@ def evaluate_report(
         abstained = sum(
             o.verdict is not None and o.verdict.abstain_reason == "needs a person" for o in outcomes
         )
-        summary = summary.model_copy(update={"cascade": summary_of(cascade, decided_by, abstained)})
+        disagreed = sum(
+            o.verdict is not None and o.verdict.abstain_reason == "judge and verifier disagree"
+            for o in outcomes
+        )
+        summary = summary.model_copy(
+            update={"cascade": summary_of(cascade, decided_by, abstained, disagreed)}
+        )
+    if calibrator is not None:
+        from citecal.cascade._review import band_counts, shift_of
+
+        ranked = sum(r.risk_rank is not None for r in rows)
+        summary = summary.model_copy(
+            update={
+                "risk_bands": band_counts(rows, calibrator),
+                "review_size": min(review, ranked),
+                "shift": shift_of(rows, calibrator),
+            }
+        )
     if judge is not None and judge.budget.cap is not None:  # README "Security": spending cap
         summary = summary.model_copy(
             update={
@@ -667,13 +750,23 @@ def estimate_report(
     cache: VerdictStore | None = None,
     context: SourceStore | None = None,
     variants: Sequence[PromptTemplate] = (),
+    cascade: CascadeSpec | None = None,
 ) -> tuple[DryRunEstimate, Analysis]:
     """The dry run of one report: the claims routing gives the judge, estimated.
+
+    With ``cascade``, the claims its rules and local tiers would escalate (a rule's
+    verdict the cascade does not certify goes to the judge too).
 
     Returns the estimate and the analysis (its citations, for batch counts).
     """
     analysis = analyse(report_text, store, config, context=context)
-    requests = judge_requests(analysis, routed(analysis, config), store, config)
+    indexes = routed(analysis, config)
+    if cascade is not None:  # the claims the cascade would escalate to a judge
+        from citecal.cascade._apply import pre_judge
+
+        outcomes, indexes, _ = pre_judge(analysis.outcomes, cascade, store, True)
+        analysis = replace(analysis, outcomes=outcomes)
+    requests = judge_requests(analysis, indexes, store, config)
     est = estimate_requests(
         requests,
         config.judge,

@@ -34,6 +34,7 @@ def example_json(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "--repo",
         str(root / "shopcart"),
         "--no-llm",
+        "--no-cascade",  # the rules' own verdicts (the cascade's are pinned apart)
         "-f",
         "json",
         "-o",
@@ -195,8 +196,9 @@ def test_strict_exits_0_for_a_clean_report(make_repo: Callable[..., Path], tmp_p
     report = tmp_path / "r.md"
     report.write_text("The `load_config` function takes `path` [a.py:1-2].\n")
     code, out, err = run(
-        "eval", str(report), "--repo", str(repo), "--no-llm", "--strict", "-f", "json"
-    )
+        "eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "--strict", "-f",
+        "json",
+    )  # fmt: skip
     assert code == 0, err
     data = json.loads(out)
     assert data["summary"]["overall_precision"] == 1.0 and data["failed_citations"] == []
@@ -217,7 +219,9 @@ def test_strict_fails_on_unverified_failed_or_no_citations(
     repo = make_repo({"a.py": "def load_config(path):\n    return open(path).read()\n"})
     report = tmp_path / "r.md"
     report.write_text(text)
-    code, _, err = run("eval", str(report), "--repo", str(repo), "--no-llm", "--strict")
+    code, _, err = run(
+        "eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "--strict"
+    )
     assert code == 1
     assert f"strict: {reason}" in err
     lax, _, _ = run("eval", str(report), "--repo", str(repo), "--no-llm")
@@ -297,12 +301,15 @@ def test_rev_reads_files_at_that_revision(tmp_path: Path) -> None:
     report = tmp_path / "r.md"
     report.write_text("The `old_name` function returns 1 [m.py:1-2].\n")
     code, out, err = run(
-        "eval", str(report), "--repo", str(repo), "--rev", "HEAD", "--no-llm", "-f", "json"
-    )
+        "eval", str(report), "--repo", str(repo), "--rev", "HEAD", "--no-llm", "--no-cascade",
+        "-f", "json",
+    )  # fmt: skip
     assert code == 0, err
     data = json.loads(out)
     assert data["rev"] == "HEAD" and data["citations"][0]["verdict"] == "supports"
-    code, out, _ = run("eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json")
+    code, out, _ = run(
+        "eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "-f", "json"
+    )
     assert json.loads(out)["citations"][0]["verdict"] == "not_supports"  # old_name is gone
 
 
@@ -316,26 +323,29 @@ def test_bad_config_is_exit_2(example_report: Path, example_repo: Path, tmp_path
 
 
 def test_config_threshold_changes_outcome(make_repo: Callable[..., Path], tmp_path: Path) -> None:
-    # Unknown claims decided by term coverage (default_unknown_handling = extractive): the
-    # thresholds decide. The claim has no indicator ("splits" is no abstractive word).
+    # Unknown claims decided by term coverage (default_unknown_handling = extractive, the
+    # user's choice: a repository may not move claims away from the judge): the thresholds
+    # decide, and the repository may raise them (docs/explanation/security.md).
+    # The claim has no indicator ("splits" is no abstractive word).
     repo = make_repo(
         {
             "a.py": "def parse_header(line):\n    return line.split(':')\n\n\n"
             "def strip_whitespace(text):\n    return text.strip()\n",
-            "citecal.toml": "[classify]\ndefault_unknown_handling = 'extractive'\n"
-            "[extractive]\nsupports_threshold = 0.99\npartial_threshold = 0.95\n",
+            "citecal.toml": "[extractive]\nsupports_threshold = 0.99\npartial_threshold = 0.95\n",
         }
     )
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[classify]\ndefault_unknown_handling = 'extractive'\n")
     report = tmp_path / "r.md"
     report.write_text("Header lines lose their whitespace in parse_header [a.py:1-2].\n")
-    _, out, _ = run("eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json")
+    args = ["eval", str(report), "--repo", str(repo), "--no-llm", "--no-cascade", "-f", "json"]
+    _, out, _ = run(*args, "--config", str(mine))
     row = json.loads(out)["citations"][0]
     assert row["mode"] == "unknown" and row["verdict"] == "not_supports"
-    (repo / "citecal.toml").write_text("[classify]\ndefault_unknown_handling = 'extractive'\n")
-    _, out, _ = run("eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json")
-    assert json.loads(out)["citations"][0]["verdict"] == "partial"  # default thresholds
     (repo / "citecal.toml").unlink()
-    _, out, _ = run("eval", str(report), "--repo", str(repo), "--no-llm", "-f", "json")
+    _, out, _ = run(*args, "--config", str(mine))
+    assert json.loads(out)["citations"][0]["verdict"] == "partial"  # default thresholds
+    _, out, _ = run(*args)
     assert json.loads(out)["citations"][0]["verdict"] == "unverified"  # default: the judge
 
 

@@ -88,7 +88,7 @@ def collect() -> list[Example]:
 SKIP_BY_FIRST_LINE = {
     (
         "docs/explanation/cascade.md",
-        "citecal eval report.md --repo . --no-llm --cascade default",
+        "citecal eval report.md --repo . --no-llm",
     ): "needs a report of your own and the fetched ground truth: tests/cascade run these",
 }
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citecal.verify.judge._prompts import PromptTemplate
+from citecal.verify.judge import PromptTemplate
 
 if TYPE_CHECKING:
     from citecal.align._critic import Edit

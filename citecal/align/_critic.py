@@ -26,11 +26,13 @@ import numpy as np
 import pandas as pd
 
 from citecal._io import atomic_write_text
-from citecal.calibrate._disagreements import category_counts
+from citecal.calibrate import category_counts
 from citecal.config import JudgeConfig
 from citecal.errors import InputError
-from citecal.verify.judge._cache import normalise_endpoint
-from citecal.verify.judge._client import (
+from citecal.verify.judge import (
+    BUDGET_REASON,
+    INJECTION_REASON,
+    Budget,
     ChatClient,
     Completion,
     ResponseFormatRejected,
@@ -38,8 +40,14 @@ from citecal.verify.judge._client import (
     TemperatureRejected,
     TimedOut,
     Unreachable,
+    cost_usd,
+    defang,
+    fence_for,
+    normalise_endpoint,
+    openai_client,
+    prompt_injection,
+    request_ceiling,
 )
-from citecal.verify.judge._pricing import cost_usd
 
 CRITIC_SECTIONS = ("system", "user")
 _SECTION_RE = re.compile(r"^##[ \t]+([A-Za-z_]+)[ \t]*$", re.MULTILINE)
@@ -76,9 +84,42 @@ class CriticAnswer:
     cost_usd: float = 0.0
     cache_hit: bool = False
     problem: str | None = None
+    dropped: tuple[str, ...] = ()
+    """Edits left out, each with why: too long, or text that steers the judge."""
+    over_budget: bool = False
+    """The request did not fit in ``--max-calls`` / ``--max-cost``: not sent."""
 
 
-def load_critic_prompt(name: str = "v1") -> CriticPrompt:
+MAX_EDIT_CHARS = 1000
+"""Longest edit instruction kept (an edit is a sentence or two; README "Security")."""
+
+
+def screen_edits(edits: Sequence[Edit]) -> tuple[tuple[Edit, ...], tuple[str, ...]]:
+    """The edits that may go into a judge prompt, and why each other one was dropped.
+
+    The critic read claims, code and notes written by parties citecal does not trust,
+    so its edits are untrusted too (README "Security"): an edit longer than
+    :data:`MAX_EDIT_CHARS`, or one that overrides the judge's instructions, forges
+    prompt structure or dictates a verdict (:func:`prompt_injection`) is dropped.
+    """
+    kept: list[Edit] = []
+    dropped: list[str] = []
+    for e in edits:
+        if len(e.instruction) > MAX_EDIT_CHARS:
+            dropped.append(
+                f"edit {e.title[:60]!r} dropped: {len(e.instruction):,} characters, more than"
+                f" {MAX_EDIT_CHARS:,}"
+            )
+            continue
+        found = prompt_injection(f"{e.title}\n{e.instruction}", "edit")
+        if found is not None:
+            dropped.append(f"edit {e.title[:60]!r} dropped: {INJECTION_REASON} ({found.text!r})")
+            continue
+        kept.append(e)
+    return tuple(kept), tuple(dropped)
+
+
+def load_critic_prompt(name: str = "v2") -> CriticPrompt:
     """The shipped critic prompt ``name``.
 
     Raises:
@@ -106,8 +147,18 @@ def _fmt_score(value: object) -> str:
     return "—" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value}"
 
 
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
 def render_examples(mismatch: pd.DataFrame, n: int = 8, max_code_lines: int = 30) -> str:
-    """The ``n`` worst disagreements, one per record: largest gap of judge score and human / 3."""
+    """The ``n`` worst disagreements, one per record: largest gap of judge score and human / 3.
+
+    The claim, citation, code and note come from reports, repositories and annotators
+    citecal does not trust (README "Security"): each example's are fenced like the judge's
+    input, between ``<untrusted_input>`` tags the text cannot close (``defang``) and in a
+    code fence longer than any backtick run in the code.
+    """
     if mismatch.empty:
         return "(none)"
     gap = (mismatch["judge_score"].astype(float) - mismatch["human_score"].astype(float) / 3).abs()
@@ -115,27 +166,31 @@ def render_examples(mismatch: pd.DataFrame, n: int = 8, max_code_lines: int = 30
     worst = worst.drop_duplicates("record_id").head(n)
     blocks = []
     for i, row in enumerate(worst.to_dict("records"), start=1):
-        code = "\n".join(str(row.get("cited_code") or "").split("\n")[:max_code_lines])
+        code = defang("\n".join(str(row.get("cited_code") or "").split("\n")[:max_code_lines]))
         notes = row.get("notes") or row.get("correction")
+        fence = fence_for(code)
         blocks.append(
-            f'{i}. [{row["type"]}, {row["category"]}] claim: "{row["claim"]}" '
-            f"{row['citation']}\n   judge: {row['llm_verdict']} (score "
-            f"{_fmt_score(row['judge_score'])}); annotator score {int(row['human_score'])} of 3"
-            + (f"; note: {notes}" if notes else "")
-            + f"\n```\n{code}\n```"
+            f"{i}. [{row['type']}, {row['category']}] judge: {row['llm_verdict']} (score "
+            f"{_fmt_score(row['judge_score'])}); annotator score {int(row['human_score'])} of 3\n"
+            "<untrusted_input>\n"
+            f'claim: "{defang(_one_line(row["claim"]))}" {defang(_one_line(row["citation"]))}\n'
+            + (f"annotator's note: {defang(_one_line(notes))}\n" if notes else "")
+            + f"{fence}\n{code}\n{fence}\n</untrusted_input>"
         )
     return "\n\n".join(blocks)
 
 
 def frequent_notes(mismatch: pd.DataFrame, n: int = 15) -> str:
-    """The annotators' most frequent distinct notes on disagreements, one bullet each."""
+    """The annotators' most frequent distinct notes on disagreements, one bullet each, in one
+    ``<untrusted_input>`` block (an annotator's note is data, never an instruction)."""
     if mismatch.empty or "notes" not in mismatch:
         return "- (no notes)"
-    notes = mismatch["notes"].dropna().astype(str).str.strip()
+    notes = mismatch["notes"].dropna().astype(str).map(_one_line)
     counts = notes[notes != ""].value_counts().head(n)
     if counts.empty:
         return "- (no notes)"
-    return "\n".join(f"- ({count}×) {note}" for note, count in counts.items())
+    bullets = "\n".join(f"- ({count}×) {defang(str(note))}" for note, count in counts.items())
+    return f"<untrusted_input>\n{bullets}\n</untrusted_input>"
 
 
 def critic_messages(
@@ -182,7 +237,7 @@ def parse_edits(text: str | None, limit: int) -> tuple[tuple[Edit, ...], str | N
         if isinstance(item, dict) and isinstance(item.get("instruction"), str):
             instruction = " ".join(item["instruction"].split())
             if instruction and "##" not in instruction:
-                title = " ".join(str(item.get("title") or instruction[:40]).split())
+                title = " ".join(str(item.get("title") or instruction[:40]).split())[:120]
                 edits.append(Edit(title, instruction))
         elif isinstance(item, str) and item.strip() and "##" not in item:
             edits.append(Edit(item.strip()[:40], " ".join(item.split())))
@@ -200,11 +255,9 @@ def critic_cache_key(base_url: str, model: str, version: str, messages: Sequence
 async def _complete(
     config: JudgeConfig, base_url: str, api_key: str, model: str, messages: list[dict[str, str]]
 ) -> tuple[str | None, int, int]:
-    import openai
+    """One critic request, its answer bounded by ``judge.critic_max_tokens``."""
 
-    client = openai.AsyncOpenAI(
-        api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout_s
-    )
+    client = openai_client(base_url, api_key, config.timeout_s)
     policy = RetryPolicy(
         max_retries=config.max_retries,
         backoff_base_s=config.backoff_base_s,
@@ -220,7 +273,9 @@ async def _complete(
     try:
         while comp is None:
             try:
-                comp = await chat.complete(model, messages, rf, temperature)
+                comp = await chat.complete(
+                    model, messages, rf, temperature, max_tokens=config.critic_max_tokens
+                )
             except ResponseFormatRejected:
                 rf = None  # like the judge: plain JSON instructions are in the prompt
             except TemperatureRejected:
@@ -242,8 +297,14 @@ def ask_critic(
     messages: list[dict[str, str]],
     n_edits: int,
     cache_dir: Path | None,
+    budget: Budget | None = None,
 ) -> CriticAnswer:
     """Ask the critic (or read its cached answer); a failed answer gives no edits and says why.
+
+    The request reserves what it can cost at most (its prompt and
+    ``judge.critic_max_tokens``) in ``budget`` before it is sent, and counts one call
+    there; no room: nothing is sent (``over_budget``). Edits are screened
+    (:func:`screen_edits`) whether fresh or cached.
 
     Raises:
         JudgeError: the API refused in a way that stops any run (key, model, quota).
@@ -253,21 +314,31 @@ def ask_critic(
     if path is not None and path.is_file():
         edits, problem = parse_edits(path.read_text(encoding="utf-8"), n_edits)
         if problem is None:
-            return CriticAnswer(edits, cache_hit=True)
+            kept, dropped = screen_edits(edits)
+            return CriticAnswer(kept, cache_hit=True, dropped=dropped)
 
+    ceiling = request_ceiling(messages, config.critic_max_tokens, model, config)
+    if budget is not None and not budget.reserve(ceiling):
+        return CriticAnswer((), problem=BUDGET_REASON, over_budget=True)
     coro = _complete(config, base_url, api_key, model, messages)
+    cost = 0.0
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        text, p_tok, c_tok = asyncio.run(coro)
-    else:  # a Jupyter kernel: run the request in a worker thread's own loop
-        with concurrent.futures.ThreadPoolExecutor(1) as ex:
-            text, p_tok, c_tok = ex.submit(asyncio.run, coro).result()
-    if text is not None and text.startswith("__error__"):
-        return CriticAnswer((), problem=text.removeprefix("__error__ "))
-    cost = cost_usd(model, p_tok, c_tok, config.pricing) or 0.0
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            text, p_tok, c_tok = asyncio.run(coro)
+        else:  # a Jupyter kernel: run the request in a worker thread's own loop
+            with concurrent.futures.ThreadPoolExecutor(1) as ex:
+                text, p_tok, c_tok = ex.submit(asyncio.run, coro).result()
+        if text is not None and text.startswith("__error__"):
+            return CriticAnswer((), calls=1, problem=text.removeprefix("__error__ "))
+        cost = cost_usd(model, p_tok, c_tok, config.pricing) or 0.0
+    finally:
+        if budget is not None:
+            budget.settle(ceiling, cost)
     edits, problem = parse_edits(text, n_edits)
     if problem is None and path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, text or "")
-    return CriticAnswer(edits, 1, p_tok, c_tok, cost, problem=problem)
+    kept, dropped = screen_edits(edits)
+    return CriticAnswer(kept, 1, p_tok, c_tok, cost, problem=problem, dropped=dropped)

@@ -16,14 +16,9 @@ import pandas as pd
 from citecal.align._critic import critic_messages, load_critic_prompt
 from citecal.align._folds import make_folds
 from citecal.align._search import AlignSettings
-from citecal.calibrate._disagreements import categorise
-from citecal.calibrate._fewshot import mine_few_shot
-from citecal.calibrate._table import prepare
+from citecal.calibrate import categorise, mine_few_shot, prepare
 from citecal.config import JudgeConfig
-from citecal.verify.judge._budget import count_tokens
-from citecal.verify.judge._estimate import estimate_cost
-from citecal.verify.judge._pricing import cost_usd
-from citecal.verify.judge._rejudge import rejudge_requests
+from citecal.verify.judge import cost_usd, count_tokens, estimate_cost, rejudge_requests
 
 CRITIC_ANSWER_TOKENS = 400
 """Allowance for one critic answer (a few edits of one or two sentences)."""
@@ -39,6 +34,22 @@ def estimate_search(
     use_cache: bool = True,
 ) -> str:
     """One line: calls, tokens and dollars of the search, at most (see module doc)."""
+    return search_estimate(
+        table, config, prompt=prompt, model=model, settings=settings, use_cache=use_cache
+    )[0]
+
+
+def search_estimate(
+    table: pd.DataFrame,
+    config: JudgeConfig,
+    *,
+    prompt: str,
+    model: str | None,
+    settings: AlignSettings,
+    use_cache: bool = True,
+) -> tuple[str, float]:
+    """The dry-run line and its dollars (0 for a model without a price): what ``align``
+    compares with ``judge.confirm_above_usd`` before any call (README "Security")."""
     config = config.model_copy(update={"escalation_model": ""})
     model = model or config.judge_model
     requests = rejudge_requests(table)
@@ -81,10 +92,11 @@ def estimate_search(
     dollars = cost_usd(model, tokens_in, tokens_out, config.pricing)
     price = f"~${dollars:.4f}" if dollars is not None else f"$0 (no price for model {model})"
     cached = f" ({start.cache_hits} start answers cached)" if start.cache_hits else ""
-    return (
+    line = (
         f"dry run: {len(requests)} records, {len(folds)} folds by report, up to {n_candidates} "
         f"candidates ({model}): up to {calls} calls ({start.calls} start{cached}, "
         f"{n_critic} critic, {cand_calls} candidate), ~{tokens_in + tokens_out} tokens "
         f"(~{tokens_in} in, ~{tokens_out} out), {price}; candidates' edits are not known before "
         "the critic answers, so tokens and cost are a lower bound; nothing was sent"
     )
+    return line, dollars or 0.0

@@ -10,7 +10,7 @@ import json
 
 from pydantic import BaseModel, Field
 
-from citecal.calibrate._models import Comparison
+from citecal.calibrate import Comparison
 
 SCHEMA_VERSION = 1
 

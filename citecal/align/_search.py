@@ -42,20 +42,33 @@ from citecal.align._decide import decide, mcnemar
 from citecal.align._folds import Fold, make_folds
 from citecal.align._models import AlignResult, CandidateResult, Interval
 from citecal.align._score import METRICS, PairedScore, Side, paired_score
-from citecal.calibrate._compare import compare_judges
-from citecal.calibrate._disagreements import categorise
-from citecal.calibrate._fewshot import mine_few_shot
-from citecal.calibrate._table import prepare
+from citecal.calibrate import categorise, compare_judges, mine_few_shot, prepare
 from citecal.config import CalibrationConfig, JudgeConfig
 from citecal.errors import InputError
 from citecal.models import Verdict
-from citecal.verify.judge._budget import count_tokens
-from citecal.verify.judge._cache import default_cache_path
-from citecal.verify.judge._estimate import estimate_cost
-from citecal.verify.judge._judge import Judge, build_judge, resolve_endpoint
-from citecal.verify.judge._prompts import PromptTemplate, load_prompt, prompt_text
-from citecal.verify.judge._rejudge import apply_verdicts, rejudge_requests
-from citecal.verify.judge._types import JudgeRun
+from citecal.verify.judge import (
+    Budget,
+    Judge,
+    JudgeRun,
+    PromptTemplate,
+    apply_verdicts,
+    build_judge,
+    count_tokens,
+    default_cache_path,
+    estimate_cost,
+    load_prompt,
+    parse_prompt,
+    prompt_text,
+    prompt_warning,
+    rejudge_requests,
+    resolve_endpoint,
+)
+
+MAX_SEED = 2**32 - 1
+"""Largest ``--seed`` (numpy's seeds are 0 or more)."""
+MIN_RESAMPLES = 100
+MAX_RESAMPLES = 100_000
+"""``--resamples`` bounds: each resample of every candidate is a table in memory."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,31 @@ class AlignSettings:
     max_calls: int | None = None
     max_cost: float | None = None
     resamples: int = 1000
-    critic_prompt: str = "v1"
+    critic_prompt: str = "v2"
+
+    def check(self) -> None:
+        """Refuse settings no search can run with (README "Security": budgets that hold).
+
+        Raises:
+            InputError: a metric it does not know, a cost that is not a finite amount of
+                dollars (NaN, infinite, negative), negative calls, a seed outside
+                0..2**32-1 or resamples outside 100..:data:`MAX_RESAMPLES`.
+        """
+        import math
+
+        if self.metric not in METRICS:
+            raise InputError(f"metric {self.metric!r}: use one of {', '.join(METRICS)}")
+        if self.max_cost is not None and not (math.isfinite(self.max_cost) and self.max_cost >= 0):
+            raise InputError(f"--max-cost {self.max_cost!r}: give a number of dollars, 0 or more")
+        if self.max_calls is not None and self.max_calls < 0:
+            raise InputError(f"--max-calls {self.max_calls}: give a number of calls, 0 or more")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise InputError(f"--seed {self.seed}: give a number from 0 to {MAX_SEED}")
+        if not MIN_RESAMPLES <= self.resamples <= MAX_RESAMPLES:
+            raise InputError(
+                f"--resamples {self.resamples}: give a number from {MIN_RESAMPLES} to"
+                f" {MAX_RESAMPLES:,}"
+            )
 
 
 Progress = Callable[[str, int, int], None]
@@ -85,6 +122,9 @@ class BudgetExhausted(Exception):
 @dataclass
 class _Spend:
     settings: AlignSettings
+    budget: Budget
+    """One ledger for every judge and critic request of the search (README "Security"):
+    each request reserves its ceiling and a call before it is sent."""
     calls: int = 0
     judge_calls: int = 0
     critic_calls: int = 0
@@ -112,7 +152,25 @@ class _Spend:
             )
             raise BudgetExhausted(self.stopped)
 
-    def add(self, run: JudgeRun) -> None:
+    def add(self, run: JudgeRun, what: str = "a judge run") -> None:
+        """Count a finished judge run; raise BudgetExhausted when the ledger refused any of
+        its requests (a re-ask, a batch): its verdicts are incomplete."""
+        self.count(run)
+        if run.budget_reached:
+            raise BudgetExhausted(self.refused(what))
+
+    def refused(self, what: str) -> str:
+        """Why the ledger stopped ``what`` (and the search)."""
+        s = self.settings
+        limits = [f"--max-calls {s.max_calls}"] if s.max_calls is not None else []
+        limits += [f"--max-cost {s.max_cost:g}"] if s.max_cost is not None else []
+        self.stopped = self.stopped or (
+            f"{' / '.join(limits) or 'the budget'}: reached during {what} after"
+            f" {self.budget.calls() or self.calls} call(s), ${self.budget.spent():.4f}"
+        )
+        return self.stopped
+
+    def count(self, run: JudgeRun) -> None:
         """Count a finished judge run."""
         self.calls += run.calls
         self.judge_calls += run.calls
@@ -151,6 +209,7 @@ class _Search:
         use_cache: bool,
         workdir: Path,
         progress: Progress | None,
+        budget: Budget,
     ) -> None:
         self.table = table
         # One model scores each prompt: escalation would mix a second model into the scores.
@@ -162,7 +221,7 @@ class _Search:
         self.use_cache = use_cache
         self.workdir = workdir
         self.progress = progress
-        self.spend = _Spend(settings)
+        self.spend = _Spend(settings, budget)
         self.requests = {r.key: r for r in rejudge_requests(table)}
         first = table.drop_duplicates("record_id")
         self.record_report = dict(
@@ -186,15 +245,19 @@ class _Search:
         est = estimate_cost(
             reqs, self.config, prompt_spec, model=self.model, use_cache=self.use_cache
         )
-        self.spend.check(est.calls, est.cost_usd, what)
+        self.spend.check(est.calls, est.ceiling_usd, what)
         judge = build_judge(
-            self.config, prompt=prompt_spec, model=self.model, use_cache=self.use_cache
+            self.config,
+            prompt=prompt_spec,
+            model=self.model,
+            use_cache=self.use_cache,
+            budget=self.spend.budget,
         )
         try:
             run = judge.judge(reqs)
         finally:
             judge.close()
-        self.spend.add(run)
+        self.spend.add(run, what)
         return run.verdicts
 
     def _scoring_keys(self, fold: Fold) -> list[str]:
@@ -232,7 +295,8 @@ class _Search:
                     self.critic, self.start.system, mismatch, self.settings.edits
                 )
                 tokens = sum(count_tokens(m["content"], self.model) for m in messages)
-                self.spend.check(1, _price(self.config, self.model, tokens, 400), "the critic")
+                ceiling = self.config.critic_max_tokens
+                self.spend.check(1, _price(self.config, self.model, tokens, ceiling), "the critic")
                 answer = ask_critic(
                     self.config,
                     base_url=base_url,
@@ -242,7 +306,12 @@ class _Search:
                     messages=messages,
                     n_edits=self.settings.edits,
                     cache_dir=cache_dir,
+                    budget=self.spend.budget,
                 )
+                if answer.over_budget:
+                    raise BudgetExhausted(self.spend.refused("the critic"))
+                for why in answer.dropped:  # README "Security": edits are untrusted too
+                    self.spend.warnings.append(f"fold {fold.index + 1}: the critic's {why}")
                 self.spend.calls += answer.calls
                 self.spend.critic_calls += answer.calls
                 self.spend.cache_hits += answer.cache_hit
@@ -312,7 +381,8 @@ class _Search:
                 )
                 for path, keys, _ in runs
             ]
-            calls, cost = sum(e.calls for e in ests), sum(e.cost_usd for e in ests)
+            # What the candidate's requests can cost at most: the ledger reserves as much.
+            calls, cost = sum(e.calls for e in ests), sum(e.ceiling_usd for e in ests)
             try:
                 self.spend.check(calls, cost, f"candidate {recipe.name}")
             except BudgetExhausted:
@@ -335,7 +405,9 @@ class _Search:
 
         async def one(judge: Judge, keys: list[str], n_folds: int, name: str) -> JudgeRun:
             run = await judge.ajudge([self.requests[k] for k in keys])
-            self.spend.add(run)
+            self.spend.count(run)
+            if run.budget_reached:  # a refused re-ask or batch: this candidate is incomplete
+                self.spend.refused(f"candidate {name}")
             self._tick(f"candidate {name}", n_folds)
             return run
 
@@ -349,6 +421,7 @@ class _Search:
                         model=self.model,
                         use_cache=self.use_cache,
                         slots=lambda: slots,
+                        budget=self.spend.budget,
                     )
                     judges.append(judge)
                     tasks.append(one(judge, keys, n_folds, recipe.name))
@@ -360,10 +433,13 @@ class _Search:
         i = 0
         for recipe, runs in admitted:
             verdicts: dict[str, Verdict] = {}
+            complete = True
             for _ in runs:
                 verdicts.update(done[i].verdicts)
+                complete = complete and not done[i].budget_reached
                 i += 1
-            out.append((recipe, verdicts))
+            if complete:  # a candidate the budget cut short is not scored
+                out.append((recipe, verdicts))
         return out
 
 
@@ -381,7 +457,7 @@ def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _price(config: JudgeConfig, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-    from citecal.verify.judge._pricing import cost_usd
+    from citecal.verify.judge import cost_usd
 
     return cost_usd(model, prompt_tokens, completion_tokens, config.pricing) or 0.0
 
@@ -400,8 +476,13 @@ def align_prompt(
     use_cache: bool = True,
     input_name: str = "annotations",
     progress: Progress | None = None,
+    budget: Budget | None = None,
 ) -> AlignResult:
     """Search for a judge prompt that agrees better with the labels in ``table``.
+
+    ``budget`` is the ledger every judge and critic request reserves from before it
+    is sent (default: ``settings.max_cost`` and ``settings.max_calls``, no question);
+    the CLI passes one that asks above ``judge.confirm_above_usd`` (README "Security").
 
     Returns the scored candidates, the decision and, when a candidate is kept,
     the prompt text to write (:attr:`AlignResult.prompt_text`, provenance front
@@ -413,8 +494,9 @@ def align_prompt(
         JudgeError: the API failed past the retry policy.
     """
     settings = settings or AlignSettings()
-    if settings.metric not in METRICS:
-        raise InputError(f"metric {settings.metric!r}: use one of {', '.join(METRICS)}")
+    settings.check()
+    if budget is None:
+        budget = Budget(settings.max_cost, max_calls=settings.max_calls)
     start = load_prompt(prompt)
     prepare(table)  # validates the human columns before any call
     with tempfile.TemporaryDirectory(prefix="citecal-align-") as tmp:
@@ -428,6 +510,7 @@ def align_prompt(
             use_cache,
             Path(tmp),
             progress,
+            budget,
         )
         return _run(search, input_name)
 
@@ -574,7 +657,12 @@ def _run(search: _Search, input_name: str) -> AlignResult:
         **_spend_fields(search),
     )
     if kept:
-        result = result.model_copy(update={"prompt_text": _final_text(search, recipe, edits)})
+        text = _final_text(search, recipe, edits)
+        # README "Security": what is written is sent with every request of every later run.
+        steering = prompt_warning(parse_prompt(text, search.start.name, "(the written prompt)"))
+        if steering is not None:
+            return result.model_copy(update={"kept": False, "reason": f"{steering}; not written"})
+        result = result.model_copy(update={"prompt_text": text})
     return result
 
 

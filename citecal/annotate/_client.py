@@ -25,13 +25,12 @@ from argilla._exceptions import (
     UnauthorizedError,
 )
 
+from citecal._http import CONNECT_S, DeadlineTransport
 from citecal.config import ArgillaConfig
 from citecal.errors import InputError, ServiceError
 
 LOCAL_API_KEY = "citecal.apikey"
 """API key of the owner user that ``make argilla-up`` creates (local use only)."""
-
-DEFAULT_TIMEOUT_S = 120
 
 KEEPALIVE_S = 2.0
 """How long an idle connection is reused. argilla-server (uvicorn) closes idle connections
@@ -68,6 +67,10 @@ class NotArgilla(ServiceError):
     """``ARGILLA_API_URL`` answers, but not as an Argilla server."""
 
 
+class ArgillaTimeout(ArgillaUnavailable):
+    """A request ran past its deadline (``[argilla] timeout_s``): the server is slow or stuck."""
+
+
 def _not_argilla(where: str, why: str) -> NotArgilla:
     from citecal.config import local_argilla_url
 
@@ -102,13 +105,47 @@ def offline_client() -> rg.Argilla:
     return _offline
 
 
+def is_local_stack(api_url: str) -> bool:
+    """Whether ``api_url`` is the local stack's address (``http://127.0.0.1:<port>``).
+
+    ``localhost`` and ``[::1]`` count too; the port is :func:`citecal.config.local_argilla_port`.
+    """
+    from citecal.config import local_argilla_port
+
+    try:
+        url = httpx.URL(api_url)
+    except (httpx.InvalidURL, TypeError):
+        return False
+    return (
+        url.scheme == "http"
+        and url.host in ("127.0.0.1", "localhost", "::1")
+        and (url.port or 80) == local_argilla_port()
+    )
+
+
 def api_key_of(config: ArgillaConfig) -> str:
     """The configured key (``ARGILLA_API_KEY``), else the local stack's owner key.
 
-    The stack scripts make the owner with ``CITECAL_ARGILLA_OWNER_KEY`` when it
-    is set, so the fallback reads it too.
+    README "Security": a key is sent only where the user configured it for. The
+    local stack's owner key (``CITECAL_ARGILLA_OWNER_KEY``, which the stack
+    scripts make the owner with, else :data:`LOCAL_API_KEY`) goes to the local
+    stack's address and nowhere else: with ``ARGILLA_API_KEY`` unset and
+    ``ARGILLA_API_URL`` pointing elsewhere, nothing is sent.
+
+    Raises:
+        ArgillaAuthError: no ``ARGILLA_API_KEY`` for a server that is not the local stack.
     """
-    return config.api_key or os.environ.get("CITECAL_ARGILLA_OWNER_KEY") or LOCAL_API_KEY
+    if config.api_key:
+        return config.api_key
+    if not is_local_stack(config.api_url):
+        from citecal.config import local_argilla_url
+
+        raise ArgillaAuthError(
+            f"ARGILLA_API_KEY is not set for Argilla at {config.api_url} (ARGILLA_API_URL): "
+            f"set it to that server's key (the local stack's key is sent only to the local "
+            f"stack, {local_argilla_url()}); nothing was sent"
+        )
+    return os.environ.get("CITECAL_ARGILLA_OWNER_KEY") or LOCAL_API_KEY
 
 
 @contextlib.contextmanager
@@ -142,6 +179,18 @@ def argilla_errors(api_url: str) -> Iterator[None]:
         raise ServiceError(
             f"{where} failed with HTTP {status}: {exc.response.text[:200]}"
         ) from None
+    except httpx.ConnectTimeout:
+        raise ArgillaUnavailable(
+            f"cannot reach {where}: no connection within {CONNECT_S:g}s: start the local stack "
+            "with `make argilla-up` or set ARGILLA_API_URL to a running server"
+        ) from None
+    except httpx.TimeoutException as exc:
+        # The deadline of one request (citecal._http): the server was reached but did not
+        # answer in time. Saying "cannot reach" here sent people looking for a dead server.
+        raise ArgillaTimeout(
+            f"{where}: {exc}; the deadline is [argilla] timeout_s: run the same command again when "
+            "the server answers (nothing is duplicated)"
+        ) from None
     except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
         raise ArgillaDropped(
             f"{where} dropped the connection ({type(exc).__name__}): run the same command "
@@ -164,22 +213,29 @@ def _detail(exc: Exception) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def connect(config: ArgillaConfig, timeout: int = DEFAULT_TIMEOUT_S) -> rg.Argilla:
+def connect(config: ArgillaConfig) -> rg.Argilla:
     """An authenticated client; fails fast with a typed error when the server is down.
 
     The SDK checks the connection by asking for the current user; a server
     that is not Argilla answers that with a 404 or with JSON of another
     shape, which becomes :class:`NotArgilla` instead of a pydantic traceback.
+    Every request has one deadline, ``[argilla] timeout_s`` (connect included,
+    :class:`citecal._http.DeadlineTransport`), so a server that accepts and
+    never answers, or trickles bytes, cannot hold a command.
     """
     where = f"Argilla at {config.api_url} (ARGILLA_API_URL)"
+    key = api_key_of(config)  # before any request: a key goes only where it belongs
+    transport = DeadlineTransport(
+        config.timeout_s, retries=1, limits=httpx.Limits(keepalive_expiry=KEEPALIVE_S)
+    )
     with argilla_errors(config.api_url):
         try:
             return rg.Argilla(
                 api_url=config.api_url,
-                api_key=api_key_of(config),
-                timeout=timeout,
+                api_key=key,
+                timeout=config.timeout_s,
                 retries=1,
-                limits=httpx.Limits(keepalive_expiry=KEEPALIVE_S),
+                mounts={"all://": transport},  # every URL through the deadline transport
             )
         except NotFoundError:
             raise _not_argilla(where, "GET /api/v1/me: HTTP 404") from None

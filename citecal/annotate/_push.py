@@ -14,10 +14,11 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import queue
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ from citecal.annotate._records import (
 from citecal.annotate._rounds import (
     NO_PRIOR,
     PriorDesign,
+    design_changes,
     in_random_order,
     plan_active_round,
     read_prior,
@@ -75,8 +77,8 @@ from citecal.annotate._settings import (
     to_settings,
 )
 from citecal.config import ArgillaConfig
-from citecal.correct._models import CorrectionsFile
-from citecal.errors import InputError, ServiceError, StoreError
+from citecal.correct import CorrectionsFile
+from citecal.errors import CitecalError, InputError, ServiceError, StoreError
 from citecal.models import CitationResult, EvalResult
 from citecal.source import CachingStore, SourceFileError, open_store, repository_identity
 
@@ -415,11 +417,28 @@ def record_payload(record: AnnotationRecord, question_ids: Mapping[str, str]) ->
     }
 
 
+class PushInterrupted(CitecalError):
+    """Ctrl-C during the upload: what was sent stays, the next push sends the rest (exit 130)."""
+
+    exit_code = 130
+
+
+INTERRUPT_GRACE_S = 2.0
+"""After Ctrl-C, how long the upload waits for requests already in flight (README "Security")."""
+
+
 def _send(
-    client: rg.Argilla, dataset: rg.Dataset, payload: list[dict[str, Any]], retries: int
+    client: rg.Argilla,
+    dataset: rg.Dataset,
+    payload: list[dict[str, Any]],
+    retries: int,
+    stop: threading.Event | None = None,
 ) -> tuple[Exception | None, int]:
     """Upsert one batch, retrying transport and 5xx errors; (last error or None, attempts).
 
+    A request that ran past its deadline is not retried: a server that did not answer
+    in ``[argilla] timeout_s`` will not answer the same request sooner. ``stop`` (Ctrl-C,
+    or a deadline passed elsewhere) ends the waiting between retries at once.
     The answer (every record back, as stored) is not parsed: ``push`` needs only the status.
     """
     for attempt in range(retries + 1):
@@ -431,9 +450,14 @@ def _send(
             return None, attempt + 1
         except (httpx.TransportError, httpx.HTTPStatusError) as exc:
             rejected = isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code < 500
-            if rejected or attempt == retries:  # a rejected batch fails the same way again
+            final = rejected or isinstance(exc, httpx.TimeoutException)
+            if final or attempt == retries:  # a rejected batch fails the same way again
                 return exc, attempt + 1
-            time.sleep(min(8.0, 0.5 * 2**attempt))
+            delay = min(8.0, 0.5 * 2**attempt)
+            if stop is not None and stop.wait(delay):
+                return exc, attempt + 1
+            if stop is None:
+                time.sleep(delay)
     return None, retries + 1
 
 
@@ -452,31 +476,95 @@ def upsert_batches(
     and one message per such batch. The server validates each record's
     metadata in Python, so overlapping requests keep its workers busy while
     this side serialises the next batch.
+
+    The senders are daemon threads fed one batch at a time, so Ctrl-C stops
+    the upload within :data:`INTERRUPT_GRACE_S` (no batch is started after it;
+    the ones in flight get that long to finish) and raises
+    :class:`PushInterrupted` saying how many records were sent; a batch that
+    ran past the deadline stops the batches not yet started the same way.
+
+    Raises:
+        PushInterrupted: Ctrl-C; records sent so far are on the server.
     """
     size = max(1, min(batch_size, MAX_BATCH))
     batches = [records[i : i + size] for i in range(0, len(records), size)]
     question_ids = {q.name: str(q.id) for q in dataset.settings.questions}
+    todo: queue.Queue[tuple[int, Sequence[AnnotationRecord]]] = queue.Queue()
+    for item in enumerate(batches):
+        todo.put(item)
+    done: queue.Queue[tuple[int, Sequence[AnnotationRecord], Exception | None, int]]
+    done = queue.Queue()
+    stop = threading.Event()
+
+    def sender() -> None:
+        while not stop.is_set():
+            try:
+                n, batch = todo.get_nowait()
+            except queue.Empty:
+                return
+            payload = [record_payload(r, question_ids) for r in batch]
+            error, attempts = _send(client, dataset, payload, retries, stop)
+            done.put((n, batch, error, attempts))
+
+    threads = [
+        threading.Thread(target=sender, name=f"citecal-push-{i}", daemon=True)
+        for i in range(max(1, min(concurrency, len(batches))))
+    ]
+    for thread in threads:
+        thread.start()
     failed: set[str] = set()
     failures: list[str] = []
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = {
-            pool.submit(
-                _send, client, dataset, [record_payload(r, question_ids) for r in b], retries
-            ): (n, b)
-            for n, b in enumerate(batches)
-        }
-        for future in as_completed(futures):
-            n, batch = futures[future]
-            error, attempts = future.result()
-            if error is not None:
-                failed.update(r.id for r in batch)
-                first = n * size + 1
-                failures.append(
-                    f"records {first}-{first + len(batch) - 1} failed after {attempts} "
-                    f"attempt(s): {type(error).__name__}: {_error_text(error)}"
-                )
-            if progress is not None:
-                progress(len(batch))
+    sent = 0
+    finished: set[int] = set()
+
+    def record(
+        n: int, batch: Sequence[AnnotationRecord], error: Exception | None, tries: int
+    ) -> None:
+        nonlocal sent
+        finished.add(n)
+        if error is None:
+            sent += len(batch)
+        else:
+            failed.update(r.id for r in batch)
+            first = n * size + 1
+            failures.append(
+                f"records {first}-{first + len(batch) - 1} failed after {tries} "
+                f"attempt(s): {type(error).__name__}: {_error_text(error)}"
+            )
+            if isinstance(error, httpx.TimeoutException):
+                stop.set()  # the server stopped answering in time: start no other batch
+        if progress is not None:
+            progress(len(batch))
+
+    try:
+        while len(finished) < len(batches):
+            try:
+                record(*done.get(timeout=0.25))
+            except queue.Empty:
+                if not any(t.is_alive() for t in threads) and done.empty():
+                    break  # stopped: what was never started is reported below
+    except KeyboardInterrupt:
+        stop.set()
+        grace = time.monotonic() + INTERRUPT_GRACE_S
+        while any(t.is_alive() for t in threads) and time.monotonic() < grace:
+            with contextlib.suppress(queue.Empty):
+                record(*done.get(timeout=0.1))
+        while not done.empty():
+            record(*done.get_nowait())
+        in_flight = sum(1 for t in threads if t.is_alive())
+        pending = f"; {in_flight} request(s) were still in flight" if in_flight else ""
+        raise PushInterrupted(
+            f"interrupted: {sent:,} of {len(records):,} record(s) were sent{pending}; run the "
+            "same push again to send the rest (records already there are not sent twice)"
+        ) from None
+    for n, batch in enumerate(batches):
+        if n not in finished:
+            failed.update(r.id for r in batch)
+            first = n * size + 1
+            failures.append(
+                f"records {first}-{first + len(batch) - 1} not sent: an earlier request ran "
+                "past its deadline"
+            )
     return failed, sorted(failures, key=lambda m: int(m.split()[1].split("-")[0]))
 
 
@@ -589,6 +677,7 @@ def push_evaluation(
         )
     else:
         records = with_sampling(built.records, lambda c: _lookup(weights, id(c)), design)
+        refuse_design_changes(records, prior, dataset_name)
     built = BuiltRecords(in_random_order(records, seed, prior.orders), built.skipped)
     offered = 0
     if corrections is not None:
@@ -614,6 +703,31 @@ def push_evaluation(
         corrections_offered=offered,
         round=None if active is None else active.round,
         drawn=None if active is None else len(active.drawn),
+    )
+
+
+def _design_text(design: tuple[str | None, float | None]) -> str:
+    strategy, weight = design
+    return f"{strategy}" + ("" if weight is None else f" (weight {weight:g})")
+
+
+def refuse_design_changes(
+    records: Sequence[AnnotationRecord], prior: PriorDesign, dataset_name: str
+) -> None:
+    """Refuse a push that would rewrite the sampling design of records already pushed.
+
+    Raises:
+        InputError: naming how many records, their recorded design and this push's.
+    """
+    changes = design_changes(records, prior)
+    if not changes:
+        return
+    rid, old, new = changes[0]
+    raise InputError(
+        f"dataset {dataset_name!r} already holds {len(changes)} of these record(s) pushed as "
+        f"{_design_text(old)}; this push would record them as {_design_text(new)} (record "
+        f"{rid[:12]}…), and estimate would then misread how they were drawn: push with the "
+        "--sample, --strategy and --seed used before, or to a new --dataset (nothing was sent)"
     )
 
 
@@ -679,6 +793,7 @@ def push_batch(
         skipped += built.skipped
     client = client or connect(config)
     prior = _prior(client, config, dataset_name, workspace)
+    refuse_design_changes(records, prior, dataset_name)
     return _upload(
         BuiltRecords(in_random_order(records, seed, prior.orders), tuple(skipped)),
         spec,
@@ -715,6 +830,14 @@ def _upload(
     ``min_submitted`` (else the YAML's, else ``[argilla] min_submitted``) applies to a
     new dataset; an existing one keeps its own, which the summary reports.
     """
+    if not built.records:  # README "Security": an empty dataset helps nobody
+        n = len(built.skipped)
+        shown = "; ".join(f"{c}: {why}" for c, why in built.skipped[:3]) + ("; …" if n > 3 else "")
+        raise InputError(
+            f"nothing to push to {dataset_name!r}: no citation annotators can rate"
+            + (f" ({n} skipped: {shown})" if n else "")
+            + "; no dataset was created or changed"
+        )
     client = client or connect(config)
     require_dataset_rights(client, config.api_url)
     ws_name = workspace or config.workspace

@@ -230,6 +230,8 @@ def record_data(
         extractive_verdict=rule if rule != "unverified" else None,
         matched_terms=", ".join(citation.matched_terms) or None,
         missing_terms=", ".join(citation.missing_terms) or None,
+        p_supports=citation.p_supports,
+        risk_rank=citation.risk_rank,
     )
 
 
@@ -273,10 +275,12 @@ def record_values(
         "method": citation.method,
         "missing_terms": ", ".join(citation.missing_terms),
         "mode": citation.mode,
+        "p_supports": citation.p_supports,
         "prompt_version": citation.prompt_version,
         "report_id": report_id(result),
         "repo": result.repo,
         "rev": result.rev,
+        "risk_rank": float(citation.risk_rank) if citation.risk_rank is not None else None,
         "section": citation.section,
         "verdict": citation.verdict,
     }

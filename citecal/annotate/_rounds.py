@@ -10,6 +10,7 @@ labels").
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,10 @@ class PriorDesign:
     """Id → content hash of every record there (``push`` sends only what changed)."""
     found: bool = False
     """Whether the dataset existed when this was read."""
+    recorded: Mapping[str, tuple[str | None, float | None]] = dataclasses.field(
+        default_factory=dict
+    )
+    """Id → the (design, weight) its record carries, as ``estimate`` will read them."""
 
     @property
     def rounds(self) -> int:
@@ -124,9 +129,52 @@ def prior_from_metadata(items: Sequence[tuple[str, Mapping[str, Any]]]) -> Prior
                 drawn = counts
                 designs = _designs(meta.get("_sampling_designs"))
     hashes = {rid: meta.get("_content_hash") for rid, meta in items}
+    recorded = {rid: _design_of(meta) for rid, meta in items}
     return PriorDesign(
-        frozenset(strategies), probabilities, rounds_of, designs, drawn, orders, hashes, True
+        frozenset(strategies),
+        probabilities,
+        rounds_of,
+        designs,
+        drawn,
+        orders,
+        hashes,
+        True,
+        recorded,
     )
+
+
+def _design_of(meta: Mapping[str, Any]) -> tuple[str | None, float | None]:
+    strategy = meta.get("_sampling_strategy")
+    weight = meta.get("_sampling_weight")
+    return (
+        None if strategy is None else str(strategy),
+        None if weight is None else float(weight),
+    )
+
+
+def design_changes(
+    records: Sequence[AnnotationRecord], prior: PriorDesign
+) -> list[tuple[str, tuple[str | None, float | None], tuple[str | None, float | None]]]:
+    """Records already on the dataset whose recorded design or weight this push would change.
+
+    README "Estimates": ``estimate`` reads each record's design and weight as
+    they were when its label could be given; a plain push after a ``--strategy
+    abstained`` one rewrote them to ``census`` and made a weighted sample look
+    uniform. Records pushed before designs were recorded carry none and may get
+    one; active rounds are planned with the earlier rounds and are not checked here.
+    """
+    changes = []
+    for r in records:
+        old = prior.recorded.get(r.id)
+        if old is None or old[0] is None:
+            continue
+        new = _design_of(r.metadata)
+        same_weight = (old[1] is None and new[1] is None) or (
+            old[1] is not None and new[1] is not None and math.isclose(old[1], new[1], rel_tol=1e-9)
+        )
+        if old[0] != new[0] or not same_weight:
+            changes.append((r.id, old, new))
+    return changes
 
 
 def read_prior(client: rg.Argilla, dataset: rg.Dataset, api_url: str) -> PriorDesign:

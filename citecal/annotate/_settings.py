@@ -46,16 +46,18 @@ RECORD_SOURCES: tuple[str, ...] = (
     "method",
     "missing_terms",
     "mode",
+    "p_supports",
     "prompt_version",
     "report_id",
     "repo",
     "rev",
+    "risk_rank",
     "section",
     "verdict",
 )
 """Values the record builder offers to fields and metadata (``source:`` in YAML)."""
 
-NUMERIC_SOURCES: frozenset[str] = frozenset({"judge_score"})
+NUMERIC_SOURCES: frozenset[str] = frozenset({"judge_score", "p_supports", "risk_rank"})
 
 SuggestValue = int | str
 

@@ -8,14 +8,15 @@ names the record and the column. Writes are atomic (README "Security").
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pandas as pd
 from pydantic import ValidationError
 
-from citecal._io import atomic_path
+from citecal._io import atomic_path, check_regular_file, open_regular
 from citecal.annotations._row import TABLE_COLUMNS, AnnotationRow
 from citecal.errors import InputError
 
@@ -106,55 +107,61 @@ def write_table(table: pd.DataFrame, path: Path) -> str:
     return fmt
 
 
+MAX_TABLE_BYTES = 2 * 2**30
+"""Largest annotation table read (2 GiB; a year of a team's labels is a few hundred MB)."""
+
+
 def read_table(path: Path | str, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Read an annotation table from Parquet, CSV or JSONL, chosen by file suffix.
 
     ``columns``, when given, limits a Parquet read to those of them the file
     has (``citecal estimate`` reads 7 columns of a million-row table); other
-    formats are read whole.
+    formats are read whole. The file must be a regular file of at most
+    :data:`MAX_TABLE_BYTES` (README "Security": a FIFO would block the run,
+    ``/dev/zero`` named ``.csv`` would never end).
 
     Raises:
-        InputError: the file is missing, unreadable, of an unknown type or empty.
+        InputError: the file is missing, not a regular file, too big,
+            unreadable, of an unknown type or empty.
     """
     p = Path(path)
-    if not p.exists():
-        raise InputError(f"annotation table not found: {p}")
-    if p.is_dir():
-        raise InputError(f"annotation table is a directory, not a file: {p}")
     suffix = p.suffix.lower()
-    try:
-        if suffix in {".parquet", ".pq"}:
-            if columns is not None:
-                import pyarrow.parquet as pq
-
-                present = set(pq.read_schema(p).names)
-                df = pd.read_parquet(p, columns=[c for c in columns if c in present])
-            else:
-                df = pd.read_parquet(p)
-        elif suffix == ".csv":
-            df = pd.read_csv(p, dtype=_CSV_TEXT)
-        elif suffix in {".jsonl", ".ndjson", ".json"}:
-            df = pd.read_json(p, lines=suffix != ".json", dtype=False, precise_float=True)
-        else:
-            raise InputError(
-                f"unknown annotation table type '{p.suffix}' ({p}): use .parquet, .csv or .jsonl"
-            )
-    except InputError:
-        raise
-    except pd.errors.EmptyDataError:
-        raise InputError(f"annotation table is empty: {p}") from None
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        # pyarrow's ArrowInvalid / ArrowIOError subclass ValueError / OSError.
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot read annotation table {p}: {first[:200]}") from None
-    if df.empty:
-        raise InputError(f"annotation table is empty: {p}")
-    if suffix == ".csv":
-        _check_last_csv_row(p, len(df.columns), len(df))
+    if suffix not in {".parquet", ".pq", ".csv", ".jsonl", ".ndjson", ".json"}:
+        check_regular_file(p, "annotation table")  # a missing file says so first
+        raise InputError(
+            f"unknown annotation table type '{p.suffix}' ({p}): use .parquet, .csv or .jsonl"
+        )
+    with open_regular(p, "annotation table", MAX_TABLE_BYTES) as fh:
+        try:
+            df = _parse(fh, suffix, columns)
+        except pd.errors.EmptyDataError:
+            raise InputError(f"annotation table is empty: {p}") from None
+        except (OSError, ValueError, pd.errors.ParserError) as exc:
+            # pyarrow's ArrowInvalid / ArrowIOError subclass ValueError / OSError.
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise InputError(f"cannot read annotation table {p}: {first[:200]}") from None
+        if df.empty:
+            raise InputError(f"annotation table is empty: {p}")
+        if suffix == ".csv":
+            _check_last_csv_row(fh, p, len(df.columns), len(df))
     return df
 
 
-def _check_last_csv_row(path: Path, n_columns: int, n_rows: int) -> None:
+def _parse(fh: IO[bytes], suffix: str, columns: Sequence[str] | None) -> pd.DataFrame:
+    if suffix in {".parquet", ".pq"}:
+        if columns is None:
+            return pd.read_parquet(fh)
+        import pyarrow.parquet as pq
+
+        present = set(pq.read_schema(fh).names)
+        fh.seek(0)
+        return pd.read_parquet(fh, columns=[c for c in columns if c in present])
+    if suffix == ".csv":
+        return pd.read_csv(fh, dtype=_CSV_TEXT)
+    return pd.read_json(fh, lines=suffix != ".json", dtype=False, precise_float=True)
+
+
+def _check_last_csv_row(fh: IO[bytes], path: Path, n_columns: int, n_rows: int) -> None:
     """Reject a CSV whose last row stops short: the file was cut mid-row.
 
     pandas fills a short row with missing values, so a table cut by a full
@@ -164,17 +171,16 @@ def _check_last_csv_row(path: Path, n_columns: int, n_rows: int) -> None:
     parser skips whole records, quoted line breaks included) and must hold
     every column.
     """
-    with path.open("rb") as fh:
-        fh.seek(max(0, path.stat().st_size - 2))
-        end = fh.read()
+    size = os.fstat(fh.fileno()).st_size
+    fh.seek(max(0, size - 2))
+    end = fh.read()
     if not end or end.endswith((b"\n", b"\r")):
         return
-    last = pd.read_csv(
-        path, header=None, dtype=str, keep_default_na=False, skiprows=n_rows, nrows=1
-    )
+    fh.seek(0)
+    last = pd.read_csv(fh, header=None, dtype=str, keep_default_na=False, skiprows=n_rows, nrows=1)
     if last.shape[1] < n_columns:
-        with path.open("rb") as fh:
-            line = 1 + sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+        fh.seek(0)
+        line = 1 + sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
         text = ",".join(str(v) for v in last.iloc[0])
         raise InputError(
             f"line {line}: the last row has {last.shape[1]} of {n_columns} columns "

@@ -139,6 +139,11 @@ class RecordData(BaseModel):
     extractive_verdict: VerdictLabel | None = None
     matched_terms: str | None = None
     missing_terms: str | None = None
+    p_supports: float | None = None
+    """The local verifier's calibrated support probability at push time (for sampling;
+    never shown to annotators; docs/explanation/cascade.md)."""
+    risk_rank: int | None = None
+    """1 = the report's citation most likely unsupported at push time."""
 
     def columns(self) -> dict[str, Any]:
         """This record's columns of the annotation table (judge columns flattened)."""

@@ -87,6 +87,8 @@ def eval_gate(result: EvalResult, cfg: GateConfig) -> Gate:
     file that does not exist (a hallucinated path). P1: overall precision below
     ``min_precision`` (or nothing decided), claim coverage below
     ``min_coverage``, excerpts that were not found where their citation points.
+    With ``max_high_risk`` set, P0 too: more valid citations than that in the
+    high-risk band of ``p_supports`` (docs/explanation/cascade.md, the review list).
     """
     s = result.summary
     fail: list[str] = []
@@ -112,6 +114,12 @@ def eval_gate(result: EvalResult, cfg: GateConfig) -> Gate:
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
         fail.append(f"{len(missing)} cited file(s) do not exist (hallucinated paths): {shown}")
+    high = next((b.citations for b in s.risk_bands if b.name == "high"), None)
+    if cfg.max_high_risk is not None and high is not None and high > cfg.max_high_risk:
+        fail.append(
+            f"{high} citation(s) in the high-risk band of p_supports (> {cfg.max_high_risk}): "
+            "see the review list"
+        )
     if s.overall_precision is None:
         warn.append("precision unknown: no citation was decided")
     elif s.overall_precision < cfg.min_precision:

@@ -29,7 +29,8 @@ from typing import IO, Any, Literal
 
 import ijson
 
-from citecal._io import atomic_path
+from citecal._io import atomic_path, check_regular_file
+from citecal._json import HOOKS, NumberRefused
 from citecal.answers._gate import batch_gate
 from citecal.answers._models import AnswerMetrics, ItemResult, MalformedRecord, ValidateResult
 from citecal.answers._validate import validate_item
@@ -74,7 +75,7 @@ def _loads(raw: bytes | str, where: str) -> Any:
             with a RecursionError a little deeper).
     """
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, **HOOKS)  # no NaN, Infinity or 5 000-digit integer (README)
     except RecursionError:
         raise _too_deep(where) from None
     if _depth_exceeds(value):
@@ -87,6 +88,7 @@ def _open(path: Path | None) -> IO[bytes]:
         import sys
 
         return io.BytesIO(sys.stdin.buffer.read())
+    check_regular_file(path, "answers file")  # README "Security": a FIFO would block the run
     try:
         return path.open("rb")
     except FileNotFoundError:
@@ -136,6 +138,9 @@ def _jsonl(fh: IO[bytes]) -> Iterator[Record | MalformedRecord]:
         except json.JSONDecodeError as exc:
             yield MalformedRecord(line=line_no, item=number, error=f"invalid JSON: {exc.msg}")
             continue
+        except NumberRefused as exc:
+            yield MalformedRecord(line=line_no, item=number, error=f"invalid JSON: {exc}")
+            continue
         yield (number, line_no, value)
 
 
@@ -180,7 +185,7 @@ def _object(fh: IO[bytes], items_key: str) -> Iterator[Record | MalformedRecord]
     data = fh.read()
     try:
         value = _loads(data, "the document")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, NumberRefused) as exc:
         yield MalformedRecord(line=None, item=1, error=f"invalid JSON: {exc}")
         return
     if isinstance(value, dict) and isinstance(value.get(items_key), list):

@@ -23,7 +23,7 @@ from citecal.batch._manifest import ManifestEntry
 from citecal.batch._tables import BatchOutput
 from citecal.batch._tasks import BatchTask, JobSettings, TaskResult, make_tasks, run_task
 from citecal.errors import CitecalError, InputError, ServiceError
-from citecal.verify.judge._budget import SpendingNotApproved
+from citecal.verify.judge import SpendingNotApproved
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -310,6 +310,8 @@ class BatchOptions:
     """``--max-cost USD`` (default ``judge.max_cost_usd``): the whole batch's cap."""
     yes: bool = False
     """``--yes``: spend above ``judge.confirm_above_usd`` without a cap."""
+    cascade: str | None = "default"
+    """The cascade file ("default": the shipped one; None: ``--no-cascade``)."""
 
 
 @dataclass(frozen=True)
@@ -359,6 +361,11 @@ def evaluate_batch(
     above = config_layers(None, config_file, include_user=False)  # --config, environment
     config = config_from_layers(below + above, options.overrides)
     max_cost = options.max_cost if options.max_cost is not None else config.judge.max_cost_usd
+    cascade = None
+    if options.cascade is not None:  # a bad file fails before the cluster
+        from citecal.cascade import load_cascade
+
+        cascade = load_cascade(options.cascade)
     unavailable: str | None = None
     if not options.no_llm:
         try:  # fail fast on a bad prompt; say once why the judge cannot run
@@ -410,6 +417,7 @@ def evaluate_batch(
                 yes=options.yes,
                 ledger=ledger,
                 correct=options.correct,
+                cascade=cascade,
             )
             if on_start is not None:
                 on_start(Started(the_plan, workers, dashboard_link(client), unavailable))

@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from citecal._io import atomic_path
-from citecal.correct._models import Correction, CorrectionOutput
+from citecal.correct import Correction, CorrectionOutput
 from citecal.errors import InputError
 from citecal.models import CitationResult, EvalResult
 

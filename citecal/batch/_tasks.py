@@ -33,6 +33,7 @@ from citecal.source import CachingStore, open_store
 
 if TYPE_CHECKING:
     from citecal.batch._cluster import ClusterLedger
+    from citecal.cascade import CascadeSpec
     from citecal.verify.judge import Budget, Judge
 
 Layers = list[tuple[str, dict[str, Any]]]
@@ -80,6 +81,9 @@ class JobSettings:
     """``--yes``: no cap and no refusal above ``judge.confirm_above_usd``."""
     ledger: ClusterLedger | None = None
     """The batch's one spending ledger on the scheduler."""
+    cascade: CascadeSpec | None = None
+    """The cascade every report goes through (docs/explanation/cascade.md), loaded by the
+    driver; None: ``--no-cascade``."""
 
     def budget(self, config: Config) -> Budget:
         """This task's view of the batch's spending rules (nobody to ask on a worker)."""
@@ -95,7 +99,8 @@ class JobSettings:
 
     def config_for(self, repo: str) -> Config:
         """The settings ``citecal eval --repo REPO`` would use, with the user's layers."""
-        own = [(layer.source, layer.settings) for layer in repo_config_layers(Path(repo))]
+        base = config_from_layers(self.below)  # README "Security": tighten, never loosen
+        own = [(layer.source, layer.settings) for layer in repo_config_layers(Path(repo), base)]
         own = [(source, settings) for source, settings in own if settings]
         return config_from_layers(self.below + own + self.above, self.overrides)
 
@@ -275,6 +280,7 @@ def _evaluate(
                         no_judge_reason=reason,
                         report_name=entry.report,
                         index=index,
+                        cascade=job.cascade,
                     )
                     index = run.index or index
                     evaluated: EvalResult = run.before
@@ -290,6 +296,7 @@ def _evaluate(
                         judge=judge,
                         no_judge_reason=reason,
                         report_name=entry.report,
+                        cascade=job.cascade,
                     )
             except InputError as exc:
                 errors.append(_error_row(entry, _one_line(exc)))
@@ -341,6 +348,7 @@ def _estimate(
                 use_cache=job.use_cache,
                 cache=cache,
                 variants=_variants(config, job),
+                cascade=job.cascade,
             )
         except InputError as exc:
             errors.append(_error_row(entry, _one_line(exc)))

@@ -7,7 +7,14 @@ from citecal.bench._baseline import (
     regressions,
     write_baseline,
 )
-from citecal.bench._labels import CitationLabel, GroundTruth, LabelSet, load_groundtruth
+from citecal.bench._labels import (
+    CitationLabel,
+    GroundTruth,
+    LabelSet,
+    dataset_inputs,
+    label_files,
+    load_groundtruth,
+)
 from citecal.bench._render import render_bench_markdown, render_bench_table
 from citecal.bench._score import BenchReport, Metrics, run_groundtruth
 
@@ -19,6 +26,8 @@ __all__ = [
     "LabelSet",
     "Metrics",
     "check_baseline_sets",
+    "dataset_inputs",
+    "label_files",
     "load_groundtruth",
     "read_baseline",
     "regressions",

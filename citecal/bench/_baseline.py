@@ -8,13 +8,13 @@ regression; when figures improve, the baseline is raised by rewriting it with
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from citecal._io import atomic_write_text, read_text_file
+from citecal._io import MAX_JSON_BYTES, atomic_write_text, read_text_file
+from citecal._json import loads
 from citecal.bench._score import BenchReport, Metrics
 from citecal.errors import InputError
 
@@ -53,15 +53,15 @@ def baseline_of(report: BenchReport) -> Baseline:
 
 def read_baseline(path: Path) -> Baseline:
     """Load a baseline file; errors name the file (one line)."""
+    data = loads(
+        read_text_file(path, "baseline", MAX_JSON_BYTES), str(path), "a ground-truth baseline"
+    )
     try:
-        return Baseline.model_validate(json.loads(read_text_file(path, "baseline")))
+        return Baseline.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(part) for part in err["loc"])
         raise InputError(f"{path}: not a ground-truth baseline: {where}: {err['msg']}") from None
-    except (json.JSONDecodeError, RecursionError) as exc:
-        why = str(exc) if isinstance(exc, json.JSONDecodeError) else "JSON nested too deeply"
-        raise InputError(f"{path}: not a ground-truth baseline: {why}") from None
 
 
 def check_baseline_sets(baseline: Baseline, sets: list[str], path: Path) -> None:

@@ -15,10 +15,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citecal._io import read_text_file
 from citecal.bench._labels import GroundTruth
+from citecal.bench._ranking import Ranked, RankingFigures, ranking_figures
 from citecal.bench._score import Scored, match
-from citecal.cascade import CascadeSpec, Item, feature_matrix, run_cascade
+from citecal.cascade import (
+    BAND_NAMES,
+    CascadeSpec,
+    Item,
+    Row,
+    band_of,
+    feature_matrix,
+    fit_cascade,
+    input_of,
+    rule_of,
+    run_cascade,
+)
 from citecal.cascade._apply import lines_above, read_lines
-from citecal.cascade._training import Row, fit_cascade, input_of, rule_of
 from citecal.config import Config
 from citecal.pipeline import evaluate_report
 from citecal.source import open_store
@@ -33,6 +44,10 @@ class Held:
     scored: Scored
     tier: str | None  # None: abstained (valid) / structural (invalid) / not extracted
     verdict: str | None  # supports / not_supports; None: abstained or not extracted
+    p_supports: float | None = None  # calibrated by the fold's calibrator (valid only)
+    band: str = ""
+    expected: float | None = None  # the band's unsupported share in the fold's labels
+    disagree_below: float | None = None  # the fold's judge-verifier disagreement cut
 
     @property
     def human(self) -> bool:
@@ -78,6 +93,12 @@ class FoldReport(BaseModel):
     by_origin: dict[str, FoldFigures]
     by_package: dict[str, FoldFigures]
     by_origin_package: dict[str, dict[str, FoldFigures]]
+    disagreement: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="Per origin: valid citations people found supported / unsupported, and "
+        "of each how many have p_supports below the fold's disagreement cut (a judge's "
+        "supports there goes to a person; issue 29 1(c)).",
+    )
     spread: dict[str, dict[str, dict[str, float | None]]] = Field(
         default_factory=dict,
         description="Per origin, figure → min, median, max over held-out packages (and how many).",
@@ -87,6 +108,11 @@ class FoldReport(BaseModel):
     )
     thresholds: dict[str, dict[str, dict[str, float | None]]] = Field(
         description="Held-out package → tier → verdict → threshold (null: never decides)."
+    )
+    ranking: dict[str, RankingFigures] = Field(
+        default_factory=dict,
+        description="p_supports on held-out valid citations: all, natural, planted "
+        "(docs/explanation/cascade.md, 'The review list').",
     )
 
 
@@ -139,6 +165,7 @@ def apply_held_out(spec: CascadeSpec, scored: Sequence[Scored], rows: dict[int, 
     if spec.verifier is not None and idx:
         x = feature_matrix([rows[i].features for i in idx])
         probs = dict(zip(idx, spec.verifier.predict(x).tolist(), strict=True))
+    cal = spec.calibrator
     out: list[Held] = []
     for i, s in enumerate(scored):
         if s.row is None:
@@ -148,7 +175,30 @@ def apply_held_out(spec: CascadeSpec, scored: Sequence[Scored], rows: dict[int, 
         else:
             r = rows[i]
             decision = run_cascade(spec, Item(rule=r.rule, local=probs.get(i), human=r.human))
-            out.append(Held(s, *decision) if decision else Held(s, None, None))
+            tier, verdict = decision if decision else (None, None)
+            p = probs.get(i)
+            if cal is None or p is None:
+                out.append(Held(s, tier, verdict))
+                continue
+            ps = float(cal([p])[0])
+            band = band_of(ps, cal.bands)
+            share = next((b.share for b in cal.bands if b.name == band), None)
+            out.append(Held(s, tier, verdict, ps, band, share, cal.disagree_below))
+    return out
+
+
+def ranking_of(held: Sequence[Held]) -> dict[str, RankingFigures]:
+    """The review list's figures on the held-out valid citations: all, then per origin."""
+    ranked = [
+        (h.scored.label.origin, Ranked(h.p_supports, h.human, h.band, h.expected))
+        for h in held
+        if h.p_supports is not None
+    ]
+    if not ranked:
+        return {}
+    out = {"all": ranking_figures([r for _, r in ranked], BAND_NAMES)}
+    for origin in sorted({o for o, _ in ranked}):
+        out[origin] = ranking_figures([r for o, r in ranked if o == origin], BAND_NAMES)
     return out
 
 
@@ -238,7 +288,33 @@ def leave_one_package_out(
         by_origin_package=by_origin_package,
         spread={o: spread(list(parts.values())) for o, parts in by_origin_package.items()},
         thresholds=thresholds,
+        ranking=ranking_of(held),
+        disagreement=disagreement_of(held),
     )
+
+
+def disagreement_of(held: Sequence[Held]) -> dict[str, dict[str, int]]:
+    """What the judge-verifier disagreement rule costs and catches, out of sample.
+
+    A judge that is right says ``supports`` on every supported citation: those below
+    the cut are the rule's cost (abstentions). On an unsupported citation a judge's
+    ``supports`` is wrong (an obeyed injection, a lenient judge): those below the cut
+    are what the rule catches.
+    """
+    out: dict[str, dict[str, int]] = {}
+    for h in held:
+        if h.p_supports is None:
+            continue
+        below = h.disagree_below is not None and h.p_supports < h.disagree_below
+        for key in ("all", h.scored.label.origin):
+            slot = out.setdefault(
+                key,
+                {"supported": 0, "supported_below": 0, "unsupported": 0, "unsupported_below": 0},
+            )
+            kind = "supported" if h.human else "unsupported"
+            slot[kind] += 1
+            slot[f"{kind}_below"] += below
+    return out
 
 
 SPREAD_FIGURES: tuple[str, ...] = (
@@ -273,8 +349,10 @@ __all__ = [
     "FoldReport",
     "Held",
     "apply_held_out",
+    "disagreement_of",
     "figures",
     "groundtruth_rows",
     "leave_one_package_out",
+    "ranking_of",
     "spread",
 ]

@@ -16,7 +16,6 @@ load: they are upgraded in memory (every label planted), exactly as
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path, PurePath
@@ -24,7 +23,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from citecal._io import read_text_file
+from citecal._io import MAX_JSON_BYTES, read_text_file
+from citecal._json import loads
 from citecal.errors import InputError
 from citecal.extract import line_number
 from citecal.source._paths import is_within, real_root
@@ -207,14 +207,10 @@ def _inside(base: Path, name: str, path: Path, field: str) -> Path:
 
 def _load_one(path: Path, sources_root: Path) -> GroundTruth:
     directory = path.parent
-    text = read_text_file(path, "label file")
+    text = read_text_file(path, "label file", MAX_JSON_BYTES)
+    raw = loads(text, str(path), "a label file")  # README "Security": bounded numbers
     try:
-        raw = json.loads(text)
         labels = LabelSet.model_validate(upgrade_v1(raw) if isinstance(raw, dict) else raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply") from None
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
@@ -273,6 +269,22 @@ def label_files(directory: Path) -> list[Path]:
     )
 
 
+def dataset_inputs(dataset: Path) -> list[Path]:
+    """Every file ``bench groundtruth`` may read from ``dataset``: label files and their reports.
+
+    Outputs are compared with these before any work (README "Security": a
+    ``--write-cascade`` onto a label file replaced people's labels).
+    """
+    if not dataset.is_dir():
+        return []
+    found: list[Path] = []
+    for directory in sorted(d for d in dataset.iterdir() if d.is_dir()):
+        labels = label_files(directory)
+        found += labels
+        found += [p for p in directory.iterdir() if p.is_file() and p.suffix.lower() == ".md"]
+    return found
+
+
 def load_groundtruth(
     dataset: Path, sources_root: Path, only: tuple[str, ...] = ()
 ) -> list[GroundTruth]:
@@ -314,6 +326,7 @@ __all__ = [
     "LabelSet",
     "Location",
     "SentenceLabel",
+    "dataset_inputs",
     "label_files",
     "load_groundtruth",
     "upgrade_v1",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from citecal._markup import md_line
@@ -52,23 +53,43 @@ def _title(report: BenchReport) -> str:
 
 def render_bench_table(report: BenchReport, console: Console) -> None:
     """The figures overall and per group, one row each."""
-    table = Table(title=_title(report), title_justify="left")
+    # Set names, package names and judge models are data: escaped (README "Security").
+    table = Table(title=escape(_title(report)), title_justify="left")
     table.add_column("slice")
     for _, head in COLUMNS:
         table.add_column(head, justify="right")
     for name, m in _rows(report):
-        table.add_row(name, *(_cell(m, k) for k, _ in COLUMNS))
+        table.add_row(escape(name), *(escape(_cell(m, k)) for k, _ in COLUMNS))
     console.print(table)
     if report.sentences is not None:
         j = report.sentences
         agree = f"{j.agreement:.1%}" if j.agreement is not None else "–"
         console.print(
-            f"sentences with several citations: {j.n} ({j.supported} supported by people); "
-            f"joint verdict decided {j.decided}, agreement {agree}, "
-            f"false supports {j.false_supports}, false rejects {j.false_rejects}"
+            escape(
+                f"sentences with several citations: {j.n} ({j.supported} supported by people); "
+                f"joint verdict decided {j.decided}, agreement {agree}, "
+                f"false supports {j.false_supports}, false rejects {j.false_rejects}"
+            )
         )
+    for line in decider_lines(report):
+        console.print(line, markup=False, highlight=False)
     if report.not_extracted:
-        console.print(f"not extracted: {', '.join(report.not_extracted)}")
+        console.print(escape(f"not extracted: {', '.join(report.not_extracted)}"))
+
+
+def decider_lines(report: BenchReport) -> list[str]:
+    """Valid citations by who decided them, and the ones sent to a person, by reason."""
+    lines = []
+    for who, m in report.decided_by.items():
+        agree = "–" if m.agreement is None else f"{m.agreement:.2%}"
+        lines.append(
+            f"valid citations decided by {who}: {m.decided}, agreement {agree} "
+            f"(false supports {m.false_supports}, false rejects {m.false_rejects})"
+        )
+    if report.abstained:
+        parts = ", ".join(f"{reason} {n}" for reason, n in report.abstained.items())
+        lines.append(f"sent to a person: {parts}")
+    return lines
 
 
 def render_bench_markdown(report: BenchReport) -> str:
@@ -138,17 +159,19 @@ def _fold_title(report: FoldReport) -> str:
 
 def render_folds_table(report: FoldReport, console: Console) -> None:
     """Out-of-sample figures of the cascade, overall, per origin and per held-out package."""
-    table = Table(title=_fold_title(report), title_justify="left")
+    table = Table(title=escape(_fold_title(report)), title_justify="left")
     table.add_column("held out")
     for _, head in FOLD_COLUMNS:
         table.add_column(head, justify="right")
     for name, m in _fold_rows(report):
-        table.add_row(name, *(_fold_cell(m, k) for k, _ in FOLD_COLUMNS))
+        table.add_row(escape(name), *(escape(_fold_cell(m, k)) for k, _ in FOLD_COLUMNS))
     console.print(table)
     by = ", ".join(f"{k} {v}" for k, v in report.overall.decided_by.items())
-    console.print(f"decided by: {by}; sent to a person: {report.overall.abstained}")
+    console.print(escape(f"decided by: {by}; sent to a person: {report.overall.abstained}"))
     for line in _spread_lines(report):
-        console.print(line)
+        console.print(escape(line))
+    for line in ranking_lines(report):
+        console.print(line, markup=False, highlight=False)
 
 
 def _spread_lines(report: FoldReport) -> list[str]:
@@ -168,6 +191,31 @@ def _spread_lines(report: FoldReport) -> list[str]:
     return out
 
 
+def _p(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def ranking_lines(report: FoldReport) -> list[str]:
+    """p_supports out of sample: AUC, the most doubtful 10% / 20%, expected against observed."""
+    lines: list[str] = []
+    for name, r in report.ranking.items():
+        auc = "–" if r.auc is None else f"{r.auc:.3f}"
+        lines.append(
+            f"p_supports, {name} ({r.n} valid, {r.unsupported} unsupported): ROC AUC {auc}; "
+            f"unsupported among the 10% most doubtful {_p(r.top10_unsupported)}, "
+            f"the 20% {_p(r.top20_unsupported)}"
+        )
+        lines.append(
+            "  band: n, expected unsupported (labels) / predicted (1 - p) / observed: "
+            + "; ".join(
+                f"{b.name} {b.n}, {_p(b.expected_unsupported)} / "
+                f"{_p(b.predicted_unsupported)} / {_p(b.observed_unsupported)}"
+                for b in r.reliability
+            )
+        )
+    return lines
+
+
 def render_folds_markdown(report: FoldReport) -> str:
     lines = [f"## {_fold_title(report)}", ""]
     lines.append("| held out | " + " | ".join(h for _, h in FOLD_COLUMNS) + " |")
@@ -178,6 +226,9 @@ def render_folds_markdown(report: FoldReport) -> str:
     spread = _spread_lines(report)
     if spread:
         lines += [""] + [f"- {md_line(line)}" for line in spread]
+    extra = ranking_lines(report)
+    if extra:
+        lines += ["", *(f"    {line}" for line in extra)]
     return "\n".join(lines) + "\n"
 
 

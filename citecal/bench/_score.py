@@ -171,6 +171,16 @@ class BenchReport(BaseModel):
     sentences: SentenceFigures | None = Field(
         None, description="Sentences with several citations: the joint verdict against people's."
     )
+    decided_by: dict[str, Metrics] = Field(
+        default_factory=dict,
+        description="Valid citations by who decided them: 'rules or judge' (method extractive "
+        "or llm) and 'local' (the cascade's certified local tier), each apart.",
+    )
+    abstained: dict[str, int] = Field(
+        default_factory=dict,
+        description="Valid citations sent to a person, by abstain_reason (e.g. 'judge and "
+        "verifier disagree', 'needs a person').",
+    )
 
 
 class SentenceFigures(BaseModel):
@@ -287,12 +297,27 @@ def score(scored: Iterable[Scored], judge: str | None, sets: Sequence[str]) -> B
             by_origin[origin] = OriginSlice(
                 overall=metrics(part), groups=_grouped(part, ORIGIN_GROUPS)
             )
+    valid = [s for s in items if s.valid]
+    method = {id(s): s.row.method if s.row is not None else None for s in valid}
+    deciders = {
+        "rules or judge": [
+            s for s in valid if s.decided and method[id(s)] in ("extractive", "llm")
+        ],
+        "local": [s for s in valid if s.decided and method[id(s)] == "local"],
+    }
+    abstained: dict[str, int] = {}
+    for s in valid:
+        reason = s.row.abstain_reason if s.row is not None else None
+        if reason is not None:
+            abstained[reason] = abstained.get(reason, 0) + 1
     return BenchReport(
         judge=judge,
         sets=list(sets),
         overall=metrics(items),
         groups=_grouped(items, GROUPS),
         by_origin=by_origin,
+        decided_by={k: metrics(v) for k, v in deciders.items() if v},
+        abstained=dict(sorted(abstained.items())),
         disagreements=[_disagreement(s) for s in items if s.decided and s.predicted != s.human],
         not_extracted=[s.label.id for s in items if s.row is None],
     )

@@ -13,13 +13,14 @@ McNemar's p < 0.05 against today's judge), README "Drift alarms".
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
+from citecal._io import MAX_JSON_BYTES, read_text_file
+from citecal._json import JSONInputError, loads
 from citecal.calibrate._compare import SIGNIFICANCE, compare_judges
 from citecal.calibrate._models import Drift, JudgeSnapshot
 from citecal.calibrate._table import CODE_COLUMNS, judge_support
@@ -73,15 +74,11 @@ def read_snapshot(path: Path | str) -> JudgeSnapshot:
             saved before calibrations carried the judge's answers.
     """
     p = Path(path)
+    text = read_text_file(p, "baseline calibration", MAX_JSON_BYTES)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"baseline calibration not found: {p}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot read baseline calibration {p}: {first[:160]}") from None
-    except RecursionError:
-        raise InputError(f"cannot read baseline calibration {p}: JSON nested too deeply") from None
+        data = loads(text, str(p), "a calibration JSON")  # README "Security": bounded numbers
+    except JSONInputError as exc:
+        raise InputError(f"cannot read baseline calibration {p}: {exc.reason}") from None
     if not isinstance(data, dict) or "overall" not in data:
         raise InputError(f"{p} is not a `citecal calibrate --format json` output")
     if data.get("judge") is None:

@@ -66,7 +66,7 @@ def _frame(data: dict[str, object], n: int, path: Path) -> pd.DataFrame:
 
 def read_eval_json_file(path: Path) -> pd.DataFrame:
     """The valid citations of one ``citecal eval --format json`` (or validate) output."""
-    from citecal.commands.push import read_eval_json
+    from citecal.evaluation import read_eval_json
 
     result = read_eval_json(path)
     rid = report_key(result.report, result.repo)
@@ -146,8 +146,7 @@ def read_plain(path: Path) -> pd.DataFrame:
     Columns stay as read (Arrow-backed strings): converting a million ids to
     Python objects and back would cost seconds.
     """
-    from citecal.annotations import read_table
-    from citecal.annotations._validate import llm_scores
+    from citecal.annotations import llm_scores, read_table
     from citecal.calibrate._table import _blank_to_none, per_unique
 
     wanted = (
@@ -195,7 +194,7 @@ def _kind(path: Path) -> str:
         raise InputError(f"judged citations not found: {path}")
     if path.is_dir():
         # Imported here: the Argilla SDK behind citecal.annotate costs seconds to load.
-        from citecal.annotate._batch import is_batch_output
+        from citecal.annotate import is_batch_output
 
         return "batch" if is_batch_output(path) else "directory"
     if path.suffix.lower() == ".json":

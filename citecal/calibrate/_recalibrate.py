@@ -13,7 +13,6 @@ fold), saved as JSON, and applied by ``citecal eval --calibration FILE``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from citecal._io import MAX_JSON_BYTES, read_text_file
+from citecal._json import JSONInputError, loads
 from citecal.errors import InputError
 from citecal.models import SCHEMA_VERSION, EvalResult, support_score
 
@@ -203,14 +204,10 @@ def read_map(path: Path | str) -> RecalibrationMap:
         InputError: missing, unreadable or not a recalibration map.
     """
     p = Path(path)
+    text = read_text_file(p, "calibration map", MAX_JSON_BYTES)  # a regular file, bounded
+    what = "a `citecal calibrate --save-map` file"
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"calibration map not found: {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read calibration map {p}: {exc}") from None
-    try:
-        data = json.loads(text)
+        data = loads(text, str(p), what)  # README "Security": no NaN, no 5 000-digit integer
         return RecalibrationMap.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -218,14 +215,8 @@ def read_map(path: Path | str) -> RecalibrationMap:
         msg = err["msg"].removeprefix("Value error, ")
         why = f"{where}: {msg}" if where else msg
         raise InputError(f"{p} is not a `citecal calibrate --save-map` file: {why[:200]}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{p} is not a `citecal calibrate --save-map` file: {str(exc)[:160]}"
-        ) from None
-    except RecursionError:
-        raise InputError(
-            f"{p} is not a `citecal calibrate --save-map` file: JSON nested too deeply"
-        ) from None
+    except JSONInputError as exc:
+        raise InputError(f"{p} is not {what}: {exc.reason}") from None
 
 
 def apply_to_eval(result: EvalResult, mapping: RecalibrationMap, name: str) -> EvalResult:

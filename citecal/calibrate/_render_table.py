@@ -41,54 +41,65 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
     )
     m = report.overall
     console.print(
-        f"Calibration of {escape(report.input)}: {m.n_records} records, "
-        f"{m.n_annotations} annotations, {m.n_annotators} annotators, {m.n_reports} reports"
+        escape(
+            f"Calibration of {report.input}: {m.n_records} records, "
+            f"{m.n_annotations} annotations, {m.n_annotators} annotators, {m.n_reports} reports"
+        )
     )
     table = Table(title="Judge vs humans (95% CI: cluster bootstrap by report)")
     table.add_column("Figure")
     table.add_column("Value", justify="right")
     table.add_column("95% CI")
     for row in figure_rows(m):
-        table.add_row(*row)
+        table.add_row(*(escape(cell) for cell in row))
     console.print(table)
     if report.signals:
-        signals = Table(title=SIGNALS_TITLE)
+        signals = Table(title=escape(SIGNALS_TITLE))
         for col in SIGNALS_HEADER:
             signals.add_column(col, justify="left" if col == SIGNALS_HEADER[0] else "right")
-        for cells in signal_rows(report):
-            signals.add_row(*cells)
+        for cells in signal_rows(report):  # the source is a table's text: escaped
+            signals.add_row(*(escape(cell) for cell in cells))
         console.print(signals)
     for by, values in report.groups.items():
-        g = Table(title=f"By {by}")
+        g = Table(title=escape(f"By {by}"))
         for col in ("Group", "n", "Agreement", "κ", "Weighted κ", "ρ", "ρ 95% CI", "Calibrated"):
             g.add_column(col, justify="left" if col in ("Group", "ρ 95% CI") else "right")
         for value, gm in values.items():
             g.add_row(
                 escape(value),
-                str(gm.n_annotations),
-                fmt(gm.agreement_rate),
-                fmt(gm.cohen_kappa),
-                fmt(gm.weighted_kappa),
-                fmt(gm.spearman_rho),
-                fmt_ci(gm.ci.get("spearman_rho")),
-                fmt(gm.calibrated),
+                *(
+                    escape(cell)
+                    for cell in (
+                        str(gm.n_annotations),
+                        fmt(gm.agreement_rate),
+                        fmt(gm.cohen_kappa),
+                        fmt(gm.weighted_kappa),
+                        fmt(gm.spearman_rho),
+                        fmt_ci(gm.ci.get("spearman_rho")),
+                        fmt(gm.calibrated),
+                    )
+                ),
             )
         console.print(g)
     n_records = len({d.record_id for d in report.disagreements})
     cats = Table(
-        title=f"Disagreements by category ({len(report.disagreements)} pairs, {n_records} records)"
+        title=escape(
+            f"Disagreements by category ({len(report.disagreements)} pairs, {n_records} records)"
+        )
     )
     cats.add_column("Category")
     cats.add_column("Count", justify="right")
     cats.add_column("Meaning")
     for name, count in report.categories.items():
-        cats.add_row(name, str(count), CATEGORY_HELP[name])
+        cats.add_row(escape(name), escape(str(count)), escape(CATEGORY_HELP[name]))
     console.print(cats)
     if report.disagreements:
         grouped = disagreement_records(report)
         d = Table(
-            title=f"First {min(MAX_DISAGREEMENTS_SHOWN, len(grouped))} of {len(grouped)} "
-            "disagreeing records (every pair in --format json)"
+            title=escape(
+                f"First {min(MAX_DISAGREEMENTS_SHOWN, len(grouped))} of {len(grouped)} "
+                "disagreeing records (every pair in --format json)"
+            )
         )
         for col in ("Type", "Category", "Judge", "Humans"):
             d.add_column(col, no_wrap=True)
@@ -96,9 +107,9 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
         for item, humans in grouped[:MAX_DISAGREEMENTS_SHOWN]:
             d.add_row(
                 "FP" if item.type == "false_positive" else "FN",
-                item.category,
-                f"{item.judge_verdict or ''} {fmt(item.judge_score, 2)}",
-                humans,
+                escape(item.category),
+                escape(f"{item.judge_verdict or ''} {fmt(item.judge_score, 2)}"),
+                escape(humans),
                 escape(f"{shorten(item.claim, 110)} {item.citation or ''}"),
             )
         console.print(d)
@@ -107,26 +118,30 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
         for col in ("Strategy", "Answers", "Accepted", "Edited", "Rejected", "Acceptance"):
             proposals.add_column(col, justify="left" if col == "Strategy" else "right")
         for cells in correction_rows(report):
-            proposals.add_row(*cells)
+            proposals.add_row(*(escape(cell) for cell in cells))
         console.print(proposals)
     if report.compare is not None:
         console.print(comparison_table(report.compare))
         c = report.compare
         console.print(
-            f"McNemar exact test on records: only A right {c.mcnemar_b01}, only B right "
-            f"{c.mcnemar_b10}, p = {fmt(c.mcnemar_p)}; flipped records: {len(c.flipped)}. "
-            + (
-                "B is significantly WORSE."
-                if c.significantly_worse
-                else "B is significantly better."
-                if c.significantly_better
-                else "No significant difference."
+            escape(
+                f"McNemar exact test on records: only A right {c.mcnemar_b01}, only B right "
+                f"{c.mcnemar_b10}, p = {fmt(c.mcnemar_p)}; flipped records: {len(c.flipped)}. "
+                + (
+                    "B is significantly WORSE."
+                    if c.significantly_worse
+                    else "B is significantly better."
+                    if c.significantly_better
+                    else "No significant difference."
+                )
             )
         )
         if c.flipped:
             f = Table(
-                title=f"Flipped records ({len(c.flipped)}; first {MAX_DISAGREEMENTS_SHOWN} here, "
-                "all in --format json)"
+                title=escape(
+                    f"Flipped records ({len(c.flipped)}; first {MAX_DISAGREEMENTS_SHOWN} here, "
+                    "all in --format json)"
+                )
             )
             for col in ("Record", "Effect", "A", "B", "Human median"):
                 f.add_column(col, no_wrap=True)
@@ -134,10 +149,10 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
             for flip in c.flipped[:MAX_DISAGREEMENTS_SHOWN]:
                 f.add_row(
                     escape(flip.record_id),
-                    flip.effect,
-                    flip.verdict_a or "",
-                    flip.verdict_b or "",
-                    fmt(flip.human_median, 1),
+                    escape(flip.effect),
+                    escape(flip.verdict_a or ""),
+                    escape(flip.verdict_b or ""),
+                    escape(fmt(flip.human_median, 1)),
                     escape(f"{shorten(flip.claim, 110)} {flip.citation or ''}"),
                 )
             console.print(f)
@@ -160,7 +175,7 @@ def comparison_table(c: Comparison) -> Table:
     for col in ("Figure", "A", "B", "B − A", "95% CI (paired)"):
         t.add_column(col, justify="left" if col in ("Figure", "95% CI (paired)") else "right")
     for row in comparison_rows(c):
-        t.add_row(*row)
+        t.add_row(*(escape(cell) for cell in row))
     return t
 
 
@@ -173,12 +188,12 @@ def render_estimate_table(r: EstimateReport, width: int = 110) -> str:
     for col in ("Figure", "Estimate", f"{r.level:.0%} CI", "Width"):
         t.add_column(col, justify="left" if col == "Figure" else "right")
     for row in headline(r):
-        t.add_row(*row)
+        t.add_row(*(escape(cell) for cell in row))
     console.print(t)
     for dim, values in r.strata.items():
         if len(values) < 2:
             continue
-        g = Table(title=f"By {dim}")
+        g = Table(title=escape(f"By {dim}"))
         for i, col in enumerate(GROUP_HEADER):
             g.add_column(col, justify="left" if i == 0 else "right")
         for cells in estimate_group_rows(values):

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from citecal.annotations import check_vocabularies, human_scores, llm_scores
 from citecal.cascade._cascade import VERDICTS, TierSpec
 from citecal.cascade._features import FeatureInput
 from citecal.cascade._training import Row
@@ -33,6 +34,22 @@ def _terms(value: object) -> int:
     return len([t for t in _text(value).split(",") if t.strip()])
 
 
+def _checked(df: pd.DataFrame) -> pd.DataFrame:
+    """Scores checked as ``calibrate`` checks them: people's 0–3, the judge's [0, 1].
+
+    README "Security": a human score of 99, −1, inf, NaN or ``'abc'`` is one line
+    naming the row, never a label the thresholds rest on (nor a traceback).
+    """
+    df = df.reset_index(drop=True)
+    df["human_score"] = human_scores(df)
+    if "llm_score" in df:
+        raw = df["llm_score"]
+        blank = raw.isna() | raw.astype(str).str.strip().eq("")
+        df["llm_score"] = llm_scores(df, blank)
+    check_vocabularies(df)
+    return df
+
+
 def rows_from_table(df: pd.DataFrame) -> tuple[list[Row], list[str]]:
     """Training rows (one per record) and the judge models seen, in table order.
 
@@ -44,6 +61,7 @@ def rows_from_table(df: pd.DataFrame) -> tuple[list[Row], list[str]]:
     missing = sorted(needed - set(df.columns))
     if missing:
         raise InputError(f"annotation table lacks {', '.join(missing)}: cannot fit a cascade")
+    df = _checked(df)
     models: list[str] = []
     rows: list[Row] = []
     for record_id, group in df.groupby("record_id", sort=True):

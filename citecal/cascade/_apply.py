@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from citecal.cascade._cascade import VERDICTS, CascadeSpec, Item, Tier, decides, predict
 from citecal.cascade._features import FeatureInput, feature_matrix
-from citecal.models import CascadeSummary, Verdict
+from citecal.models import AbstainReason, CascadeSummary, Verdict
 from citecal.source import SourceFileError
 
 if TYPE_CHECKING:
@@ -80,16 +80,46 @@ def _confidence(conf: float) -> str:
     return "high" if conf >= 0.9 else "medium" if conf >= 0.75 else "low"
 
 
-def abstain(base: Verdict | None, why: str) -> Verdict:
+def abstain(base: Verdict | None, why: str, reason: AbstainReason = "needs a person") -> Verdict:
     """A claim for a person: unverified, the evidence so far kept in the reasoning."""
     kept = base or Verdict(verdict="unverified", method="local", confidence="low")
     return replace(
         kept,
         verdict="unverified",
         confidence="low",
-        abstain_reason="needs a person",
-        reasoning=f"needs a person: {why}." + (f" {kept.reasoning}" if kept.reasoning else ""),
+        abstain_reason=reason,
+        reasoning=f"{reason}: {why}." + (f" {kept.reasoning}" if kept.reasoning else ""),
     )
+
+
+def judge_disagrees(verdict: Verdict, p_supports: float | None, below: float | None) -> Verdict:
+    """A judge's ``supports`` that the local verifier strongly doubts goes to a person.
+
+    Independent of the injection screen (issue 29 1(c); docs/explanation/routing.md):
+    an obeyed instruction in the report or the code could turn a judge's answer
+    into ``supports``; where the verifier's calibrated probability is below the
+    cut set on people's labels (``below``), such a verdict is not allowed to stand
+    silently. Everything else is returned unchanged.
+    """
+    if (
+        below is None
+        or p_supports is None
+        or verdict.verdict != "supports"
+        or verdict.method != "llm"
+        or p_supports >= below
+    ):
+        return verdict
+    return abstain(
+        verdict,
+        f"the judge says supports, the local verifier gives P(supports) = {p_supports:.2f} "
+        f"(below {below:.2f}, where people rarely found a citation supported)",
+        "judge and verifier disagree",
+    )
+
+
+def disagree_cut(spec: CascadeSpec) -> float | None:
+    """The calibrated p_supports below which a judge's supports goes to a person."""
+    return spec.calibrator.disagree_below if spec.calibrator is not None else None
 
 
 def pre_judge(
@@ -100,7 +130,13 @@ def pre_judge(
     decided_by: dict[str, int] = {}
     rules = spec.tier("rules")
     local = spec.tier("local")
-    todo = [i for i, o in enumerate(out) if o.validation.valid and o.verdict is not None]
+    # A claim held back as a possible prompt injection goes to a person whatever a tier
+    # would say (README "Security"): no tier sees it.
+    todo = [
+        i
+        for i, o in enumerate(out)
+        if o.validation.valid and o.verdict is not None and o.route != "held"
+    ]
     open_: list[int] = []
     for i in todo:
         rule = rule_decision(out[i])
@@ -109,28 +145,40 @@ def pre_judge(
         else:
             open_.append(i)
     probs: dict[int, float] = {}
-    if local is not None and spec.verifier is not None and open_:
+    calibrated: dict[int, float] = {}
+    if spec.verifier is not None and todo:
+        # Every valid citation is scored, decided or not: its calibrated p_supports is what
+        # the review list ranks by (docs/explanation/cascade.md).
         cache: dict[str, tuple[str, ...]] = {}
-        by_file = sorted(open_, key=lambda i: out[i].extracted.citation.file_path)
+        by_file = sorted(todo, key=lambda i: out[i].extracted.citation.file_path)
         inputs = []
         for i in by_file:  # file by file: each file's words are indexed once
             lines = read_lines(store, out[i].extracted.citation.file_path, cache)
             inputs.append(feature_input(out[i], context_before(lines, out[i]), lines))
-        x = feature_matrix(inputs)
-        probs = dict(zip(by_file, spec.verifier.predict(x).tolist(), strict=True))
+        raw = spec.verifier.predict(feature_matrix(inputs))
+        probs = dict(zip(by_file, raw.tolist(), strict=True))
+        if spec.calibrator is not None:
+            scaled = spec.calibrator(raw).round(4).tolist()
+            calibrated = dict(zip(by_file, scaled, strict=True))
+    if local is None:
+        probs = {}
     escalate: list[int] = []
+    handled: set[int] = set()
     for i in open_:
         o = out[i]
         p = probs.get(i)
+        ps = calibrated.get(i)
         pred = predict("local", Item(rule=None, local=p)) if p is not None else None
         if local is not None and pred is not None and decides(local, *pred):
             verdict, conf = pred
             th = local.thresholds[verdict]
             base = o.verdict
             assert base is not None
+            handled.add(i)
             out[i] = replace(
                 o,
                 route="cascade",
+                p_supports=ps,
                 verdict=replace(
                     base,
                     verdict=verdict,  # type: ignore[arg-type]
@@ -150,10 +198,15 @@ def pre_judge(
         elif has_judge:
             escalate.append(i)
         else:
-            why = "no tier of the cascade is confident enough" + (
-                f" (local verifier P(supports) = {p:.2f})" if p is not None else ""
+            shown = ps if ps is not None else p
+            why = (f"p_supports {shown:.2f}, " if shown is not None else "") + (
+                "no tier of the cascade is confident enough"
             )
-            out[i] = replace(o, route="cascade", verdict=abstain(o.verdict, why))
+            handled.add(i)
+            out[i] = replace(o, route="cascade", p_supports=ps, verdict=abstain(o.verdict, why))
+    for i, ps in calibrated.items():  # decided by rules, or escalated to the judge
+        if i not in handled:
+            out[i] = replace(out[i], p_supports=ps)
     return out, escalate, decided_by
 
 
@@ -163,14 +216,20 @@ def post_judge(
     """Judge tiers: the judge's verdict stands only above its calibrated threshold."""
     tier = spec.tier("judge", model)
     if tier is None:  # a judge the cascade was not calibrated for decides as without one
+        out = list(outcomes)
         decided_by: dict[str, int] = {}
+        below = disagree_cut(spec)
         for i in indexes:
-            v = outcomes[i].verdict
+            v = out[i].verdict
             if v is None or v.verdict == "unverified" or v.abstain_reason is not None:
+                continue
+            checked = judge_disagrees(v, out[i].p_supports, below)
+            if checked is not v:  # still checked against the verifier (issue 29 1c)
+                out[i] = replace(out[i], verdict=checked)
                 continue
             name = f"judge:{model} (uncalibrated)"
             decided_by[name] = decided_by.get(name, 0) + 1
-        return list(outcomes), decided_by
+        return out, decided_by
     out, decided_by, _, _ = judge_tier(outcomes, indexes, spec, tier)
     return out, decided_by
 
@@ -191,9 +250,16 @@ def judge_tier(
     escalate: list[int] = []
     mismatched = 0
     model = tier.model or ""
+    below = disagree_cut(spec)
     for i in indexes:
         v = out[i].verdict
         if v is None or v.verdict == "unverified" or v.abstain_reason is not None:
+            continue
+        # A judge's supports the local verifier strongly doubts goes to a person whatever
+        # the tier's threshold or confidence source (issue 29 1c; docs/explanation/routing.md).
+        checked = judge_disagrees(v, out[i].p_supports, below)
+        if checked is not v:
+            out[i] = replace(out[i], verdict=checked)
             continue
         if tier.confidence is not None:
             if v.confidence_source != tier.confidence or v.confidence_value is None:
@@ -224,7 +290,7 @@ ApplyVerdicts = Callable[[list["Outcome"], Sequence[int], Mapping[str, Verdict]]
 """Puts a judge run's verdicts on the outcomes (the pipeline's one way of doing it)."""
 
 
-def judge_tiers(
+def run_judge_tiers(
     outcomes: Sequence[Outcome],
     indexes: Sequence[int],
     spec: CascadeSpec,
@@ -283,11 +349,14 @@ def judge_tiers(
     return out, decided_by, runs, warnings
 
 
-def summary_of(spec: CascadeSpec, decided_by: dict[str, int], abstained: int) -> CascadeSummary:
+def summary_of(
+    spec: CascadeSpec, decided_by: dict[str, int], abstained: int, disagreed: int = 0
+) -> CascadeSummary:
     n = spec.labels.get("n", 0)
     return CascadeSummary(
         decided_by=dict(sorted(decided_by.items())),
         abstained=abstained,
+        disagreed=disagreed,
         agreement=spec.agreement,
         delta=spec.delta,
         labels=int(n) if isinstance(n, int | float) else 0,
@@ -298,12 +367,14 @@ def summary_of(spec: CascadeSpec, decided_by: dict[str, int], abstained: int) ->
 __all__ = [
     "abstain",
     "context_before",
+    "disagree_cut",
     "feature_input",
+    "judge_disagrees",
     "judge_tier",
-    "judge_tiers",
     "lines_above",
     "post_judge",
     "pre_judge",
     "rule_decision",
+    "run_judge_tiers",
     "summary_of",
 ]

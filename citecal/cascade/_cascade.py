@@ -14,34 +14,59 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from citecal._io import atomic_write_text, read_text_file
+from citecal.cascade._calibration import Calibrator
 from citecal.cascade._thresholds import Threshold, fixed_sequence
 from citecal.cascade._verifier import LocalVerifier, validate_json
 from citecal.errors import InputError
+from citecal.models import ConfidenceSource
 
 SCHEMA_VERSION: Literal[1] = 1
 VERDICTS: tuple[str, str] = ("supports", "not_supports")
 TierKind = Literal["rules", "local", "judge"]
 DEFAULT_CASCADE = "default_cascade.json"
+MAX_CASCADE_BYTES = 8 * 2**20
+"""Largest cascade file read (README "Security"; the shipped one is 5 kB)."""
+MAX_MODEL_CHARS = 256
+"""Longest model name in a cascade's cost (a name, not a document)."""
+LABEL_COUNTS = ("n", "records")
+"""Keys of a cascade's ``labels`` that count labels, checked as counts when it is loaded."""
+
+
+Count = Annotated[int, Field(ge=0, strict=True)]
+"""A count of labels: a non-negative integer (JSON ``3``, never ``3.0``, ``true`` or ``NaN``)."""
+Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+"""A rate or probability in [0, 1]."""
 
 
 class TierThreshold(BaseModel):
-    """One verdict of one tier: decide at confidence ≥ ``value`` (never when null)."""
+    """One verdict of one tier: decide at confidence ≥ ``value`` (never when null).
+
+    Every field is checked when a file is loaded (README "Security"): a threshold
+    of 0, a negative one or −inf would let the tier decide everything, NaN would
+    silently mean never; a threshold is a confidence in [0.5, 1] or null.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    value: float | None
-    n: int = Field(description="Calibration labels decided at this threshold.")
-    errors: int = Field(description="Of those, people disagree.")
-    candidates: int = Field(description="Labels reaching the tier with this predicted verdict.")
-    agreement: float | None
-    interval: tuple[float, float] | None = Field(description="Clopper-Pearson 95% of agreement.")
-    p_value: float | None
+    value: float | None = Field(ge=0.5, le=1, allow_inf_nan=False)
+    n: Count = Field(description="Calibration labels decided at this threshold.")
+    errors: Count = Field(description="Of those, people disagree.")
+    candidates: Count = Field(description="Labels reaching the tier with this predicted verdict.")
+    agreement: Share | None
+    interval: tuple[Share, Share] | None = Field(description="Clopper-Pearson 95% of agreement.")
+    p_value: Share | None
+
+    @model_validator(mode="after")
+    def _counts(self) -> TierThreshold:
+        if self.errors > self.n or self.n > self.candidates:
+            raise ValueError("counts must satisfy errors ≤ n ≤ candidates")
+        return self
 
     @classmethod
     def of(cls, t: Threshold) -> TierThreshold:
@@ -64,16 +89,28 @@ class Tier(BaseModel):
     name: str
     kind: TierKind
     model: str | None = Field(None, description="The judge model of a judge tier.")
-    confidence: str | None = Field(
+    confidence: ConfidenceSource | None = Field(
         None,
         description="A judge tier's confidence source (verbal, logprob, consistency, "
         "simulated): its thresholds are on that confidence_value (README 'Judge "
         "confidence'); null: on the judge's support score, as before.",
     )
     thresholds: dict[str, TierThreshold]
-    reached: int = Field(0, description="Calibration labels that reached this tier.")
-    decided: int = Field(0, description="Of those, decided here.")
-    cost_per_1000: float | None = Field(None, description="USD per 1 000 claims decided here.")
+    reached: Count = Field(0, description="Calibration labels that reached this tier.")
+    decided: Count = Field(0, description="Of those, decided here.")
+    cost_per_1000: float | None = Field(
+        None, ge=0, allow_inf_nan=False, description="USD per 1 000 claims decided here."
+    )
+
+    @model_validator(mode="after")
+    def _decided(self) -> Tier:
+        if set(self.thresholds) != set(VERDICTS):
+            raise ValueError(f"thresholds must give {' and '.join(VERDICTS)}, no other verdict")
+        if self.decided > self.reached:
+            raise ValueError("decided must not exceed reached")
+        if self.confidence is not None and self.kind != "judge":
+            raise ValueError("only a judge tier has a confidence source")
+        return self
 
 
 class CascadeCost(BaseModel):
@@ -85,12 +122,22 @@ class CascadeCost(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    per_1000: float = Field(description="USD per 1 000 claims: Σ share reaching a tier × its cost.")
-    baseline_model: str = Field(description="The most expensive judge tier's model.")
-    baseline_per_1000: float = Field(
-        description="USD per 1 000 claims when that model judges every claim (one answer each)."
+    per_1000: float = Field(
+        ge=0,
+        allow_inf_nan=False,
+        description="USD per 1 000 claims: Σ share reaching a tier × its cost.",
     )
-    ratio: float | None = Field(description="per_1000 / baseline_per_1000.")
+    baseline_model: str = Field(
+        max_length=MAX_MODEL_CHARS, description="The most expensive judge tier's model."
+    )
+    baseline_per_1000: float = Field(
+        ge=0,
+        allow_inf_nan=False,
+        description="USD per 1 000 claims when that model judges every claim (one answer each).",
+    )
+    ratio: float | None = Field(
+        ge=0, allow_inf_nan=False, description="per_1000 / baseline_per_1000."
+    )
 
 
 class CascadeSpec(BaseModel):
@@ -99,15 +146,40 @@ class CascadeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal[1] = SCHEMA_VERSION
-    agreement: dict[str, float] = Field(description="Per verdict: the agreement guaranteed.")
-    delta: float = Field(description="Probability that the guarantee fails.")
+    agreement: dict[str, Annotated[float, Field(ge=0.5, lt=1, allow_inf_nan=False)]] = Field(
+        description="Per verdict: the agreement guaranteed, in [0.5, 1)."
+    )
+    delta: float = Field(
+        gt=0, lt=1, allow_inf_nan=False, description="Probability that the guarantee fails."
+    )
     labels: dict[str, object] = Field(description="What the thresholds rest on: n, source, hash.")
     tiers: list[Tier]
-    abstained: int = Field(0, description="Calibration labels no tier decided.")
+    abstained: Count = Field(0, description="Calibration labels no tier decided.")
     verifier: LocalVerifier | None = None
     cost: CascadeCost | None = Field(
         None, description="What the judge tiers cost per 1 000 claims against the strongest."
     )
+    calibrator: Calibrator | None = Field(
+        None,
+        description="The verifier's probability calibrated on out-of-fold predictions, the "
+        "risk bands and the calibration scores (absent from files written before round 4).",
+    )
+
+    @field_validator("labels")
+    @classmethod
+    def _label_counts(cls, labels: dict[str, object]) -> dict[str, object]:
+        for key in LABEL_COUNTS:
+            value = labels.get(key)
+            if key in labels and (type(value) is not int or value < 0):
+                raise ValueError(f"labels.{key} must be a count (an integer ≥ 0), got {value!r}")
+        return labels
+
+    @field_validator("agreement")
+    @classmethod
+    def _verdicts(cls, agreement: dict[str, float]) -> dict[str, float]:
+        if set(agreement) != set(VERDICTS):
+            raise ValueError(f"agreement must give one level for each of {', '.join(VERDICTS)}")
+        return agreement
 
     def tier(self, kind: TierKind, model: str | None = None) -> Tier | None:
         for t in self.tiers:
@@ -173,6 +245,7 @@ def calibrate_cascade(
     delta: float,
     labels: dict[str, object],
     verifier: LocalVerifier | None = None,
+    calibrator: Calibrator | None = None,
 ) -> CascadeSpec:
     """Thresholds for every tier, in order, on the labels that reach it.
 
@@ -220,6 +293,7 @@ def calibrate_cascade(
         tiers=out,
         abstained=len(remaining),
         verifier=verifier,
+        calibrator=calibrator,
     )
 
 
@@ -274,6 +348,8 @@ def parse_agreement(text: str) -> dict[str, float]:
                     raise InputError(
                         f"--agreement: unknown verdict {key.strip()!r} (supports, not_supports)"
                     )
+                if key.strip() in levels:  # the last one silently won before (issue 29)
+                    raise InputError(f"--agreement: {key.strip()} twice in {text!r}: give it once")
                 levels[key.strip()] = float(value)
     except ValueError:
         raise InputError(f"--agreement: not a number in {text!r}") from None
@@ -292,7 +368,7 @@ def load_cascade(path: Path | str) -> CascadeSpec:
         text = resources.files("citecal.cascade").joinpath(DEFAULT_CASCADE).read_text("utf-8")
         where = "the shipped default cascade"
     else:
-        text = read_text_file(Path(path), "cascade file")
+        text = read_text_file(Path(path), "cascade file", MAX_CASCADE_BYTES)
         where = str(path)
     return validate_json(CascadeSpec, text, where, "a citecal cascade file")
 
@@ -302,6 +378,7 @@ def save_cascade(path: Path, spec: CascadeSpec) -> None:
 
 
 __all__ = [
+    "MAX_CASCADE_BYTES",
     "VERDICTS",
     "CascadeCost",
     "CascadeSpec",

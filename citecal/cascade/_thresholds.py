@@ -27,7 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import beta, binom
+
+# scipy.stats is imported where it is used: ``eval`` loads a cascade file and never tests a
+# threshold, and the import costs ~50 MB and a second (docs/explanation/cascade.md).
 
 GRID: tuple[float, ...] = tuple(round(1.0 - i * 0.005, 3) for i in range(101))
 """Candidate thresholds, strictest first: 1.000, 0.995, …, 0.500."""
@@ -59,6 +61,8 @@ class Threshold:
         """Clopper–Pearson interval of the agreement at this threshold."""
         if not self.n:
             return None
+        from scipy.stats import beta
+
         k, n = self.n - self.errors, self.n
         a = (1 - level) / 2
         lo = float(beta.ppf(a, k, n - k + 1)) if k > 0 else 0.0
@@ -68,6 +72,8 @@ class Threshold:
 
 def p_value(errors: int, n: int, alpha: float) -> float:
     """Exact binomial p-value of H0 "error rate ≥ α" given ``errors`` in ``n``."""
+    from scipy.stats import binom
+
     return float(binom.cdf(errors, n, alpha)) if n else 1.0
 
 
@@ -78,6 +84,8 @@ def min_labels(alpha: float, delta: float) -> int:
 
 def powered_labels(alpha: float, delta: float, limit: int = 100_000) -> int:
     """Fewest decided labels with which a tier disagreeing at rate α/2 passes half the time."""
+    from scipy.stats import binom
+
     n = min_labels(alpha, delta)
     while n < limit:
         if binom.cdf(int(np.floor(n * alpha / 2)), n, alpha) <= delta:

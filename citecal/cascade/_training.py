@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from citecal.cascade._calibration import Calibrator, disagreement_threshold, fit_calibrator
 from citecal.cascade._cascade import (
     VERDICTS,
     CascadeSpec,
@@ -23,7 +24,7 @@ from citecal.cascade._cascade import (
     calibrate_cascade,
 )
 from citecal.cascade._features import FeatureInput, feature_matrix
-from citecal.cascade._verifier import LocalVerifier, train_verifier
+from citecal.cascade._verifier import DEFAULT_C, LocalVerifier, train_verifier
 from citecal.models import CitationResult
 
 LOCAL_TIERS: tuple[TierSpec, ...] = (TierSpec("rules"), TierSpec("local"))
@@ -41,7 +42,8 @@ class Row:
     judge_verdicts: tuple[tuple[str, str, float], ...] = ()
     """(model, verdict side, confidence_value) per judge (README "Judge confidence")."""
     origin: str = "natural"
-    """natural (reports as users bring them, and every pulled annotation) or planted."""
+    """natural (reports as users bring them, and every pulled annotation) or planted: the
+    calibrator is fitted on natural rows only (DESIGN "Routing and the cascade")."""
 
 
 def rule_of(row: CitationResult) -> str | None:
@@ -71,7 +73,7 @@ def input_of(
 
 
 def out_of_fold(
-    rows: Sequence[Row], c: float = 1.0, x: NDArray[np.float64] | None = None
+    rows: Sequence[Row], c: float = DEFAULT_C, x: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
     """Each row's support probability from a verifier fit without its group.
 
@@ -91,13 +93,27 @@ def out_of_fold(
     return probs
 
 
+def calibrate_verifier(oof: NDArray[np.float64], y: NDArray[np.bool_]) -> Calibrator | None:
+    """The calibrator of out-of-fold probabilities, with the disagreement cut; None when the
+    labels cannot support one (fewer than 10 predictions of both kinds)."""
+    try:
+        calibrator = fit_calibrator(oof, y)
+    except ValueError:
+        return None
+    keep = np.isfinite(oof)
+    calibrated = calibrator(oof[keep])
+    return calibrator.model_copy(
+        update={"disagree_below": disagreement_threshold(calibrated, y[keep])}
+    )
+
+
 def fit_cascade(
     rows: Sequence[Row],
     agreement: dict[str, float],
     delta: float,
     labels: dict[str, object],
     tiers: Sequence[TierSpec] = LOCAL_TIERS,
-    c: float = 1.0,
+    c: float = DEFAULT_C,
     thresholds_on: frozenset[str] | None = None,
 ) -> CascadeSpec:
     """Train the verifier on every row, set thresholds on out-of-fold probabilities.
@@ -110,9 +126,19 @@ def fit_cascade(
     x = feature_matrix([r.features for r in rows])
     y = np.asarray([r.human for r in rows], dtype=bool)
     verifier: LocalVerifier = train_verifier(
-        x, y, c=c, meta={"n": len(rows), "supported": int(y.sum()), "source": labels.get("source")}
+        x,
+        y,
+        c=c,
+        meta={
+            "n": len(rows),
+            "supported": int(y.sum()),
+            "source": labels.get("source"),
+            "c": c,
+        },
     )
     oof = out_of_fold(rows, c, x)
+    natural = np.asarray([r.origin == "natural" for r in rows], dtype=bool)
+    calibrator = calibrate_verifier(oof[natural], y[natural])
     items = [
         Item(
             rule=r.rule,
@@ -128,7 +154,15 @@ def fit_cascade(
     if thresholds_on is not None:
         about["thresholds_on"] = sorted(thresholds_on)
         about["trained_on"] = len(rows)
-    return calibrate_cascade(items, tiers, agreement, delta, about, verifier)
+    return calibrate_cascade(items, tiers, agreement, delta, about, verifier, calibrator)
 
 
-__all__ = ["LOCAL_TIERS", "Row", "fit_cascade", "input_of", "out_of_fold", "rule_of"]
+__all__ = [
+    "LOCAL_TIERS",
+    "Row",
+    "calibrate_verifier",
+    "fit_cascade",
+    "input_of",
+    "out_of_fold",
+    "rule_of",
+]

@@ -40,6 +40,7 @@ def build_judge_or_reason(
             budget=budget,
             variants=variants,
         )
+        warn_on_prompt(judge)
         return judge, None
     except JudgeUnavailable as exc:
         return None, str(exc)
@@ -54,3 +55,18 @@ def simulated_variants(
     from citecal.calibrate import simulated_prompts
 
     return simulated_prompts(config.judge, prompt, exclude_reports=exclude_reports)
+
+
+def warn_on_prompt(judge: Judge) -> None:
+    """Say on stderr when the judge's prompt file holds text that steers the judge.
+
+    A prompt file may come from ``citecal align``, whose critic is an LLM that read
+    untrusted claims and code (README "Security"); the run goes on, the user is told.
+    """
+    import click
+
+    from citecal.verify.judge import prompt_warning
+
+    warning = prompt_warning(judge.prompt)
+    if warning is not None:
+        click.echo(f"warning: {warning}", err=True)

@@ -17,6 +17,22 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class FiniteFloatRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses NaN (``nan`` passes click's own comparisons).
+
+    ``--delta nan`` reached the threshold search and ended in a traceback, and
+    ``--target-width nan`` printed "Width nan" (README "Security").
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import math
+
+        rv = super().convert(value, param, ctx)
+        if isinstance(rv, float) and math.isnan(rv):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return rv
+
+
 def output_options(formats: tuple[str, ...], default: str = "table") -> Callable[[F], F]:
     """The shared ``--format`` / ``--output`` pair every reporting command takes."""
 
@@ -129,9 +145,8 @@ def _toml_only(ctx: click.Context, param: click.Parameter, value: Path | None) -
     return value
 
 
-def _finite_dollars(
-    ctx: click.Context, param: click.Parameter, value: float | None
-) -> float | None:
+def finite_dollars(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Click callback: an amount of dollars is finite and 0 or more (NaN is no cap)."""
     import math
 
     if value is not None and not (math.isfinite(value) and value >= 0):
@@ -155,7 +170,7 @@ def spending_options(fn: F) -> F:
         type=float,
         default=None,
         metavar="USD",
-        callback=_finite_dollars,
+        callback=finite_dollars,
         help="Stop judging at this cost; claims left are unverified ('budget reached'). "
         "Default: judge.max_cost_usd.",
     )(fn)
@@ -220,7 +235,12 @@ def can_ask() -> bool:
 
 
 def make_budget(
-    judge_config: JudgeConfig, max_cost: float | None, yes: bool, *, ask: bool | None = None
+    judge_config: JudgeConfig,
+    max_cost: float | None,
+    yes: bool,
+    *,
+    ask: bool | None = None,
+    max_calls: int | None = None,
 ) -> Budget:
     """The run's spending rules: the cap, or a question above the threshold (or a refusal)."""
     from citecal.verify.judge import Budget
@@ -236,7 +256,9 @@ def make_budget(
         )
 
     asking = can_ask() if ask is None else ask
-    return Budget.from_config(judge_config, max_cost, yes=yes, approve=approve if asking else None)
+    return Budget.from_config(
+        judge_config, max_cost, yes=yes, approve=approve if asking else None, max_calls=max_calls
+    )
 
 
 def budget_line(budget: Budget) -> str | None:
@@ -264,3 +286,39 @@ def ask_with_bar_paused(budget: Budget, bar: Progress) -> None:
             bar.start()
 
     budget.approve = paused
+
+
+def cascade_options(fn: F) -> F:
+    """``--cascade FILE|default`` and ``--no-cascade``: the cascade is on by default
+    (docs/explanation/cascade.md): the shipped one unless a file or ``--no-cascade`` says
+    otherwise."""
+    fn = click.option(
+        "--no-cascade",
+        is_flag=True,
+        help="Decide as before the cascade: a rule's verdict stands, the judge decides the "
+        "rest; no p_supports, no review list.",
+    )(fn)
+    fn = click.option(
+        "--cascade",
+        "cascade_file",
+        default=None,
+        metavar="FILE|default",
+        help="Cascade file (docs: the cascade): each claim decided by the first tier "
+        "confident enough, else sent to a person  [default: default, the shipped one].",
+    )(fn)
+    return fn
+
+
+def cascade_choice(cascade_file: str | None, no_cascade: bool) -> str | None:
+    """The cascade to load ("default", a path) or None for ``--no-cascade``.
+
+    Raises:
+        InputError: both ``--cascade FILE`` and ``--no-cascade``.
+    """
+    from citecal.errors import InputError
+
+    if no_cascade:
+        if cascade_file is not None:
+            raise InputError("--cascade and --no-cascade exclude each other")
+        return None
+    return cascade_file or "default"

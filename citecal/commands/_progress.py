@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
@@ -31,7 +32,8 @@ def counter(bar: Progress, description: str) -> Callable[[int], Callable[[int], 
     """The ``progress`` callback of push and pull: called with the total, returns ``advance(n)``."""
 
     def start(total: int) -> Callable[[int], None]:
-        task = bar.add_task(description, total=total)
+        # A dataset name is the user's, but no name may crash the bar (README "Security").
+        task = bar.add_task(escape(description), total=total)
         return lambda n: bar.advance(task, n)
 
     return start

@@ -8,9 +8,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from citecal._io import atomic_write_text, check_output
+from citecal._io import atomic_write_text, check_output, refuse_clobber
+from citecal.commands._options import finite_dollars
 from citecal.config import load_config
 from citecal.errors import InputError
+
+# The bounds of AlignSettings.check (citecal/align/_search.py), repeated here so that
+# `citecal --help` does not import the search; tests/align pins that they agree.
+MAX_SEED = 2**32 - 1
+MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000
 
 if TYPE_CHECKING:
     from citecal.align import AlignResult, AlignSettings
@@ -63,14 +69,38 @@ if TYPE_CHECKING:
     show_default=True,
     help="Candidates to score at most (singles first, then combinations).",
 )
-@click.option("--max-calls", type=click.IntRange(1), default=None, help="Stop before more calls.")
 @click.option(
-    "--max-cost", type=click.FloatRange(0), default=None, help="Stop before spending more USD."
+    "--max-calls",
+    type=click.IntRange(1),
+    default=None,
+    help="Send no request past this many calls (judge and critic, re-asks included).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Fold and bootstrap seed.")
+@click.option(
+    "--max-cost",
+    type=float,
+    default=None,
+    metavar="USD",
+    callback=finite_dollars,
+    help="Send no request whose prompt and max_tokens do not fit in what is left of USD.",
+)
+@click.option(
+    "-y",
+    "--yes",
+    "yes",
+    is_flag=True,
+    help="Spend without asking when no --max-cost is set and the estimate is above "
+    "judge.confirm_above_usd (USD 5).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=0,
+    show_default=True,
+    help="Fold and bootstrap seed.",
+)
 @click.option(
     "--resamples",
-    type=click.IntRange(100),
+    type=click.IntRange(MIN_RESAMPLES, MAX_RESAMPLES),
     default=1000,
     show_default=True,
     help="Paired bootstrap resamples.",
@@ -107,6 +137,7 @@ def align_command(
     max_candidates: int,
     max_calls: int | None,
     max_cost: float | None,
+    yes: bool,
     seed: int,
     resamples: int,
     json_path: Path | None,
@@ -138,6 +169,10 @@ def align_command(
     from citecal.calibrate import load_annotations
     from citecal.commands._progress import progress_bar
 
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--json", json_path)],
+        [("ANNOTATIONS", annotations), ("--prompt", _file(prompt)), ("--config", config_file)],
+    )
     if not dry_run:
         if output is None:
             raise InputError("-o/--output is required (unless --dry-run)")
@@ -158,21 +193,34 @@ def align_command(
         max_cost=max_cost,
         resamples=resamples,
     )
-    if dry_run:
-        from citecal.align._dryrun import estimate_search
+    settings.check()
+    from citecal.align._dryrun import search_estimate
 
-        click.echo(
-            estimate_search(
-                table, config, prompt=prompt, model=model, settings=settings,
-                use_cache=not no_cache,
-            )
-        )  # fmt: skip
+    line, estimate = search_estimate(
+        table, config, prompt=prompt, model=model, settings=settings, use_cache=not no_cache
+    )
+    if dry_run:
+        click.echo(line)
         return
+    from citecal.commands._options import make_budget
+
+    # README "Security": every request reserves from one ledger before it is sent; with no
+    # cap, a search estimated above judge.confirm_above_usd asks first (or is refused).
+    budget = make_budget(config, max_cost, yes, max_calls=max_calls)
+    budget.check_estimate(estimate)
+    from citecal.verify.judge import load_prompt, prompt_warning
+
+    steering = prompt_warning(load_prompt(prompt))
+    if steering is not None:
+        click.echo(f"warning: {steering}", err=True)
     with progress_bar() as bar:
         task = bar.add_task("aligning", total=None)
 
+        from rich.markup import escape
+
         def progress(what: str, done: int, total: int) -> None:
-            bar.update(task, description=what, completed=done, total=total)
+            # a candidate's name can carry a prompt file's name: escaped (README "Security")
+            bar.update(task, description=escape(what), completed=done, total=total)
 
         result = align_prompt(
             table,
@@ -183,6 +231,7 @@ def align_command(
             use_cache=not no_cache,
             input_name=str(annotations),
             progress=progress,
+            budget=budget,
         )
     click.echo(render_result(result, settings))
     for warning in result.warnings:
@@ -199,6 +248,11 @@ def align_command(
     sys.exit(1)
 
 
+def _file(prompt: str) -> Path | None:
+    """``--prompt`` when it names a file (else a version name such as ``v1``)."""
+    return Path(prompt) if Path(prompt).is_file() else None
+
+
 def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
@@ -212,17 +266,22 @@ def render_result(result: AlignResult, settings: AlignSettings) -> str:
     import io
 
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
+    # Names, edits and reasons are untrusted text (a critic's edit, a file name, a model):
+    # escaped, so "[/bold]" is printed, never read as markup (STYLE "Things to avoid").
     console = Console(width=110, record=True, file=io.StringIO())
     console.print(
-        f"align {result.input}: {result.n_records} records, {result.n_annotations} annotations, "
-        f"{result.n_reports} reports, {result.folds} folds by report; start {result.parent}; "
-        f"metric {result.metric} (out of sample)"
+        escape(
+            f"align {result.input}: {result.n_records} records, {result.n_annotations} "
+            f"annotations, {result.n_reports} reports, {result.folds} folds by report; start "
+            f"{result.parent}; metric {result.metric} (out of sample)"
+        )
     )
     grid = Table(title="Candidates (scored on reports they did not learn from)")
     grid.add_column("Candidate")
-    grid.add_column(result.metric, justify="right")
+    grid.add_column(escape(result.metric), justify="right")
     grid.add_column("95% CI")
     grid.add_column("Gain", justify="right")
     grid.add_column("Gain 95% CI (paired)")
@@ -230,7 +289,7 @@ def render_result(result: AlignResult, settings: AlignSettings) -> str:
     for c in result.candidates:
         mark = " *" if c.name == result.winner else ""
         grid.add_row(
-            c.name + mark,
+            escape(c.name + mark),
             _num(c.score.value),
             _ci(c.score.ci),
             _num(c.gain.value),
@@ -239,9 +298,11 @@ def render_result(result: AlignResult, settings: AlignSettings) -> str:
     console.print(grid)
     for c in result.candidates:
         for text in c.instructions if c.kind == "edit" else []:
-            console.print(f"  {c.name}: {text}", soft_wrap=True)
+            console.print(escape(f"  {c.name}: {text}"), soft_wrap=True)
     console.print(
-        f"{'kept' if result.kept else 'not kept'}: {result.winner or '—'} ({result.reason})",
+        escape(
+            f"{'kept' if result.kept else 'not kept'}: {result.winner or '—'} ({result.reason})"
+        ),
         soft_wrap=True,
     )
     console.print(
@@ -249,5 +310,5 @@ def render_result(result: AlignResult, settings: AlignSettings) -> str:
         f"{result.cache_hits} cache hit(s), {result.tokens} tokens, ${result.cost_usd:.4f}"
     )
     if result.stopped:
-        console.print(f"stopped: {result.stopped}; best so far kept", soft_wrap=True)
+        console.print(escape(f"stopped: {result.stopped}; best so far kept"), soft_wrap=True)
     return console.export_text()

@@ -14,8 +14,8 @@ from citecal.config import load_config
 def annotators_group() -> None:
     """Argilla users who annotate: add them to a workspace, list them.
 
-    Needs an owner's key (ARGILLA_API_KEY; the local stack's owner key is used
-    when it is unset).
+    Needs an owner's key (ARGILLA_API_KEY; when it is unset, the local stack's
+    owner key, sent to the local stack's address only).
 
     \b
     Examples:

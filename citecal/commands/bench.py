@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from citecal._io import check_output
+from citecal._io import check_output, check_replace, refuse_clobber
 from citecal.commands._emit import emit_text
-from citecal.commands._options import output_options
+from citecal.commands._options import FiniteFloatRange, output_options
 from citecal.config import load_config
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def bench_command() -> None:
 )
 @click.option(
     "--delta",
-    type=click.FloatRange(0.001, 0.5),
+    type=FiniteFloatRange(0.001, 0.5),
     default=0.1,
     show_default=True,
     help="Probability that the guarantee fails.",
@@ -107,7 +107,7 @@ def bench_command() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Train the verifier on every label set, set thresholds on --thresholds-on labels; "
-    "write the cascade file.",
+    "write the cascade file (an existing file needs --force).",
 )
 @click.option(
     "--thresholds-on",
@@ -117,6 +117,7 @@ def bench_command() -> None:
     help="With --folds/--write-cascade: the labels the thresholds are set on. The verifier "
     "learns from every label; planted faults are a stress test, not calibration data.",
 )
+@click.option("--force", is_flag=True, help="With --write-cascade: replace an existing file.")
 @output_options(("table", "json", "markdown"))
 def groundtruth_command(
     dataset: Path,
@@ -136,6 +137,7 @@ def groundtruth_command(
     delta: float,
     write_cascade: Path | None,
     thresholds_on: str,
+    force: bool,
     cascade_file: str | None,
     fmt: str,
     output: Path | None,
@@ -153,8 +155,18 @@ def groundtruth_command(
       citecal bench groundtruth --judge labels
       citecal bench groundtruth -f markdown -o groundtruth.md
       citecal bench groundtruth --no-llm --folds package
-      citecal bench groundtruth --no-llm --write-cascade citecal/cascade/default_cascade.json
+      citecal bench groundtruth --no-llm --write-cascade cascade.json --force
     """
+    from citecal.bench import dataset_inputs
+
+    refuse_clobber(  # README "Security": an output never replaces an input (a label file)
+        [("-o/--output", output), ("--write-baseline", write_baseline),
+         ("--write-cascade", write_cascade)],
+        [*(("--dataset", p) for p in dataset_inputs(dataset)), ("--baseline", baseline),
+         ("--config", config_file),
+         ("--cascade", None if cascade_file in (None, "default") else cascade_file)],
+    )  # fmt: skip
+    check_replace(write_cascade, force, "cascade", "--write-cascade")
     check_output(output)  # before any judge call
     check_output(write_baseline)
     if no_llm and judge_kind == "labels":

@@ -10,10 +10,17 @@ from typing import IO, Any
 import click
 import pydantic_core
 
-from citecal._io import atomic_write, atomic_write_text, check_output
+from citecal._io import (
+    atomic_write,
+    atomic_write_text,
+    check_output,
+    check_replace,
+    refuse_clobber,
+)
 from citecal.commands._emit import emit_text
-from citecal.commands._options import output_options
+from citecal.commands._options import FiniteFloatRange, output_options
 from citecal.config import load_config
+from citecal.errors import InputError
 
 BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
 
@@ -43,7 +50,7 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
 )
 @click.option(
     "--threshold",
-    type=click.FloatRange(-1, 1),
+    type=FiniteFloatRange(-1, 1),
     default=None,
     help="Spearman ρ above which the judge counts as calibrated (default 0.6).",
 )
@@ -62,7 +69,7 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
 )
 @click.option(
     "--drift-margin",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=0.05,
     show_default=True,
     help="With --baseline: a drop must exceed this (and be significant) to alarm.",
@@ -104,12 +111,24 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
     help="TOML settings file ([calibration] section).",
 )
 @click.option(
-    "--cascade",
+    "--write-cascade",
     "cascade_out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Fit the cascade (rules, local verifier, each judge model cheapest first) on these "
-    "labels and write it here (README 'The cascade').",
+    "labels and write it to FILE (README 'The cascade'); an existing FILE needs --force.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="With --write-cascade: replace an existing file.",
+)
+@click.option(
+    "--cascade",
+    "old_cascade",
+    default=None,
+    hidden=True,
+    help="Removed: calibrate writes a cascade with --write-cascade; --cascade only reads one.",
 )
 @click.option(
     "--judges",
@@ -117,21 +136,21 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
     multiple=True,
     type=click.Path(path_type=Path),
     metavar="TABLE",
-    help="With --cascade: the same records judged by another model (citecal rejudge --model M "
-    "-o TABLE); each judge model is a tier, cheapest first (repeatable).",
+    help="With --write-cascade: the same records judged by another model (citecal rejudge "
+    "--model M -o TABLE); each judge model is a tier, cheapest first (repeatable).",
 )
 @click.option(
     "--agreement",
     default="supports=0.98,not_supports=0.90",
     show_default=True,
-    help="With --cascade: agreement to guarantee, one level or one per verdict.",
+    help="With --write-cascade: agreement to guarantee, one level or one per verdict.",
 )
 @click.option(
     "--delta",
-    type=click.FloatRange(0.001, 0.5),
+    type=FiniteFloatRange(0.001, 0.5),
     default=0.1,
     show_default=True,
-    help="With --cascade: probability that the guarantee fails.",
+    help="With --write-cascade: probability that the guarantee fails.",
 )
 def calibrate_command(
     annotations: Path,
@@ -152,6 +171,8 @@ def calibrate_command(
     config_file: Path | None,
     cascade_out: Path | None,
     judges: tuple[Path, ...],
+    force: bool,
+    old_cascade: str | None,
     agreement: str,
     delta: float,
 ) -> None:
@@ -173,20 +194,31 @@ def calibrate_command(
       citecal calibrate ann.parquet -f json -o calibration.json --save-map judge-map.json
       citecal calibrate new.parquet --baseline calibration.json --fail-under weighted_kappa=0.6
       citecal calibrate ann.parquet --judged evals/ -f html -o calibration.html
-      citecal calibrate ann.parquet --cascade cascade.json --agreement 0.95 --delta 0.1
-      citecal calibrate cheap.parquet --judges strong.parquet --cascade cascade.json
+      citecal calibrate ann.parquet --write-cascade cascade.json --agreement 0.95 --delta 0.1
+      citecal calibrate cheap.parquet --judges strong.parquet --write-cascade cascade.json
     """
+
+    if old_cascade is not None:
+        raise InputError(_old_cascade_message(old_cascade))
+    inputs = [
+        ("ANNOTATIONS", annotations),
+        ("--compare", compare),
+        ("--baseline", baseline),
+        ("--config", config_file),
+        *(("--judged", j) for j in judged),
+        *(("--judges", j) for j in judges),
+    ]
+    outputs = [("-o/--output", output), ("--save-map", save_map), ("--write-cascade", cascade_out)]
+    refuse_clobber(outputs, inputs)  # README "Security": an output never replaces an input
     if cascade_out is not None:
+        check_replace(cascade_out, force, "cascade", "--write-cascade")
         _fit_cascade(annotations, cascade_out, agreement, delta, config_file, fmt, output, judges)
         return
     if judges:
-        from citecal.errors import InputError
-
-        raise InputError("--judges needs --cascade FILE")
+        raise InputError("--judges needs --write-cascade FILE")
     from citecal.calibrate._drift import read_snapshot
     from citecal.calibrate._report import GATE_FIGURES, Checks, apply_gate, calibrate
     from citecal.commands._options import parse_thresholds
-    from citecal.errors import InputError
 
     if fail_if_worse and compare is None:
         raise InputError("--fail-if-worse needs --compare B")
@@ -300,6 +332,17 @@ def _emit(report: Any, fmt: str, output: Path | None) -> None:
     emit_text(text, output)
 
 
+def _old_cascade_message(value: str) -> str:
+    """What ``calibrate T --cascade X`` (the meaning before 0.2) gets: the new option's name."""
+    exists = value != "default" and Path(value).exists()
+    kept = f"; {value} was left as it is" if exists else ""
+    return (
+        f"--cascade {value}: calibrate no longer writes a cascade with --cascade (--cascade "
+        f"reads one, in eval and bench): fit one on these labels with --write-cascade FILE"
+        f"{kept} (nothing was written)"
+    )
+
+
 def _fit_cascade(
     annotations: Path,
     out: Path,
@@ -310,23 +353,31 @@ def _fit_cascade(
     output: Path | None,
     judges: tuple[Path, ...] = (),
 ) -> None:
-    """``calibrate --cascade``: thresholds per tier from these labels (README "The cascade").
+    """``calibrate --write-cascade``: thresholds per tier from these labels (docs: the cascade).
 
     ``judges``: the same records judged by other models, each a judge tier (README "Judge
     confidence").
     """
-    import io
-
-    from rich.console import Console
-
     from citecal.annotations import read_table
-    from citecal.cascade import judge_cost, parse_agreement, save_cascade
-    from citecal.cascade._annotations import judge_sources, judge_tiers, rows_from_table
-    from citecal.cascade._render import render_cascade_table
-    from citecal.cascade._training import LOCAL_TIERS, fit_cascade
+    from citecal.cascade import (
+        LOCAL_TIERS,
+        fit_cascade,
+        judge_cost,
+        judge_sources,
+        judge_tiers,
+        parse_agreement,
+        render_cascade,
+        rows_from_table,
+        save_cascade,
+    )
     from citecal.commands._emit import emit_text
     from citecal.verify.judge import claim_cost
 
+    if str(out) == "default":
+        raise InputError(
+            "--write-cascade default: 'default' names the cascade shipped with citecal, which "
+            "is not written; give a file name (e.g. default.json)"
+        )
     levels = parse_agreement(agreement)
     check_output(out)
     check_output(output)
@@ -351,10 +402,4 @@ def _fit_cascade(
         )
     save_cascade(out, spec)
     click.echo(f"wrote cascade {out} ({len(rows)} records)", err=True)
-    if fmt == "json":
-        text = spec.model_dump_json(indent=2, exclude={"verifier"}) + "\n"
-    else:
-        console = Console(record=True, width=140, file=io.StringIO())
-        render_cascade_table(spec, console)
-        text = console.export_text()
-    emit_text(text, output)
+    emit_text(render_cascade(spec, fmt), output)

@@ -62,8 +62,9 @@ def chunks_command(paths: tuple[Path, ...], fmt: str, output: Path | None, max_l
       citecal chunks docs/design.md
       citecal chunks docs/ src/ -f jsonl -o chunks.jsonl
     """
-    from citecal._io import check_output
+    from citecal._io import check_output, refuse_clobber
 
+    refuse_clobber([("-o/--output", output)], [("PATHS", p) for p in paths])
     check_output(output)  # before any file is read
     from citecal.chunks import ChunksResult, chunk_file, iter_source_files
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,11 +11,12 @@ import click
 from citecal._io import (
     atomic_write_text,
     check_output,
-    decode_text,
-    read_regular_bytes,
+    refuse_clobber,
 )
 from citecal.commands._options import (
     budget_line,
+    cascade_choice,
+    cascade_options,
     confidence_options,
     confidence_overrides,
     make_budget,
@@ -24,13 +24,6 @@ from citecal.commands._options import (
     spending_options,
 )
 from citecal.config import load_config
-
-
-def read_report(path: Path) -> tuple[str, str]:
-    """The report's text and the BOM it started with ("" if none), so output keeps it."""
-    data = read_regular_bytes(path, "report")  # README "Security": no FIFO or device
-    bom = codecs.BOM_UTF8.decode("utf-8") if data.startswith(codecs.BOM_UTF8) else ""
-    return decode_text(data, path, "report"), bom
 
 
 def run_correct(
@@ -53,13 +46,16 @@ def run_correct(
     max_cost: float | None = None,
     yes: bool = False,
     judge_settings: dict[str, Any] | None = None,
+    cascade: str | None = None,
 ) -> None:
     """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation).
 
     ``judge_settings``: ``[judge]`` overrides from the command line (``--confidence``, ...).
+    ``cascade``: the cascade file to evaluate through ("default", a path) or None
+    (``--no-cascade``; docs/explanation/cascade.md).
     """
     from citecal.commands._judge import build_judge_or_reason
-    from citecal.correct import correct_report, unified_diff
+    from citecal.correct import correct_report, read_report, unified_diff
     from citecal.correct._render import render_markdown, render_table, summary_line
     from citecal.correct._rewrite import build_rewriter
     from citecal.errors import InputError
@@ -67,10 +63,19 @@ def run_correct(
 
     if max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--corrections", corrections_path)],
+        [("REPORT", report), ("--config", config_file),
+         ("--cascade", None if cascade in (None, "default") else cascade),
+         ("--simulated-from", (judge_settings or {}).get("simulated_from"))],
+    )  # fmt: skip
     for target in (output, corrections_path):
         check_output(target)  # a bad path fails now, before any work
-    if output is not None and corrections_path is not None and output == corrections_path:
-        raise InputError("--output and --corrections name the same file")
+    spec = None
+    if cascade is not None:  # a bad cascade file fails before any work
+        from citecal.cascade import load_cascade
+
+        spec = load_cascade(cascade)
     text, bom = read_report(report)
     overrides: dict[str, dict[str, Any]] = {"judge": dict(judge_settings or {})}
     if prompt:
@@ -96,6 +101,7 @@ def run_correct(
                 max_iterations=max_iterations,
                 report_name=str(report),
                 semantic=semantic,
+                cascade=spec,
             )
     finally:
         if judge is not None:
@@ -180,6 +186,7 @@ def run_correct(
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @spending_options
 @confidence_options
+@cascade_options
 def correct_command(
     report: Path,
     repo: Path,
@@ -201,6 +208,8 @@ def correct_command(
     confidence: str | None,
     samples: int | None,
     simulated_from: Path | None,
+    cascade_file: str | None,
+    no_cascade: bool,
 ) -> None:
     """Repair the failed citations of REPORT and show what changed.
 
@@ -240,4 +249,5 @@ def correct_command(
         max_cost=max_cost,
         yes=yes,
         judge_settings=confidence_overrides(confidence, samples, simulated_from),
+        cascade=cascade_choice(cascade_file, no_cascade),
     )

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from citecal._io import check_output
+from citecal._io import check_output, refuse_clobber
 from citecal.commands._emit import emit_text
-from citecal.commands._options import output_options, parse_thresholds
+from citecal.commands._options import FiniteFloatRange, output_options, parse_thresholds
 
 
 def _strata(text: str) -> tuple[str, ...]:
@@ -55,18 +55,18 @@ def _strata(text: str) -> tuple[str, ...]:
 )
 @click.option(
     "--level",
-    type=click.FloatRange(0.5, 0.999),
+    type=FiniteFloatRange(0.5, 0.999),
     default=0.95,
     show_default=True,
     help="Confidence level of the intervals.",
 )
 @click.option(
     "--target-width",
-    type=click.FloatRange(0.0, 1.0, min_open=True),
+    type=FiniteFloatRange(0.001, 1.0),
     default=None,
     metavar="W",
-    help="Say how many labels would bring the corrected interval to width W, under the "
-    "current design and under uniform sampling (README 'How many labels').",
+    help="Say how many labels would bring the corrected interval to width W (0.001 to 1), "
+    "under the current design and under uniform sampling (README 'How many labels').",
 )
 @click.option(
     "--fail-under",
@@ -115,6 +115,10 @@ def estimate_command(
     from citecal.calibrate._render_table import render_estimate_table
 
     thresholds = parse_thresholds(fail_under, GATE_NAMES)
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output)],
+        [("--annotations", annotations), *(("JUDGED", j) for j in judged)],
+    )
     check_output(output)
     report = estimate(
         list(judged),

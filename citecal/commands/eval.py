@@ -11,12 +11,14 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from citecal._io import check_output, read_text_file
+from citecal._io import check_output, read_text_file, refuse_clobber
 from citecal.commands._emit import emit_text
 from citecal.commands._judge import build_judge_or_reason
 from citecal.commands._options import (
     ask_with_bar_paused,
     budget_line,
+    cascade_choice,
+    cascade_options,
     confidence_options,
     confidence_overrides,
     make_budget,
@@ -26,6 +28,7 @@ from citecal.commands._options import (
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
+    from citecal.cascade import CascadeSpec
     from citecal.config import Config
     from citecal.models import EvalResult
     from citecal.source import SourceStore
@@ -55,6 +58,7 @@ def _dry_run(
     use_cache: bool = True,
     context: SourceStore | None = None,
     exclude_reports: tuple[str, ...] = (),
+    cascade: CascadeSpec | None = None,
 ) -> None:
     from citecal.commands._judge import simulated_variants
     from citecal.pipeline import dry_run_line, estimate_report
@@ -68,6 +72,7 @@ def _dry_run(
         use_cache=use_cache,
         context=context,
         variants=simulated_variants(config, prompt, exclude_reports),
+        cascade=cascade,
     )
     click.echo(dry_run_line(est))
 
@@ -169,13 +174,14 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
     default=None,
     help="Recalibration map (`citecal calibrate --save-map`): scores become calibrated.",
 )
+@cascade_options
 @click.option(
-    "--cascade",
-    "cascade_file",
-    default=None,
-    metavar="FILE|default",
-    help="Cascade file (README 'The cascade'): each claim decided by the first tier "
-    "confident enough, else sent to a person.",
+    "--review",
+    "review",
+    type=click.IntRange(0, 10_000),
+    default=10,
+    show_default=True,
+    help="Citations in the review list 'Most likely unsupported' (0: none).",
 )
 def eval_command(
     report: Path,
@@ -204,6 +210,8 @@ def eval_command(
     max_iterations: int,
     calibration: Path | None,
     cascade_file: str | None,
+    no_cascade: bool,
+    review: int,
 ) -> None:
     """Verify every citation of REPORT against the repository.
 
@@ -224,11 +232,17 @@ def eval_command(
       citecal eval answer.md --context notes/ --no-llm
       citecal eval report.md --repo . --no-llm --correct -o fixed.md
       citecal eval report.md --repo . --calibration judge-map.json -f json
-      citecal eval report.md --repo . --no-llm --cascade default
+      citecal eval report.md --repo . --no-llm --review 20
+      citecal eval report.md --repo . --no-cascade
     """
+    chosen = cascade_choice(cascade_file, no_cascade)
+    cascade_path = None if chosen in (None, "default") else chosen
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output), ("--corrections", corrections_path)],
+        [("REPORT", report), ("--config", config_file), ("--calibration", calibration),
+         ("--cascade", cascade_path), ("--simulated-from", simulated_from)],
+    )  # fmt: skip
     if correct:
-        if cascade_file is not None:
-            raise InputError("--cascade cannot be combined with --correct yet")
         if context_dir is not None or gate:
             raise InputError("--correct cannot be combined with --context or --gate")
         if calibration is not None:
@@ -253,11 +267,12 @@ def eval_command(
             max_cost=max_cost,
             yes=yes,
             judge_settings=confidence_overrides(confidence, samples, simulated_from),
+            cascade=chosen,
         )
         return
     if corrections_path is not None:
         raise InputError("--corrections needs --correct")
-    from citecal.config import describe_repo_layer, load_config, repo_config_layers
+    from citecal.config import describe_repo_layer, load_config, repo_config_layers, user_base
     from citecal.pipeline import evaluate_report
     from citecal.record_ids import report_key
     from citecal.source import open_store
@@ -269,10 +284,10 @@ def eval_command(
 
         mapping = read_map(calibration)
     cascade = None
-    if cascade_file is not None:  # a bad cascade file fails before any work too
+    if chosen is not None:  # a bad cascade file fails before any work too
         from citecal.cascade import load_cascade
 
-        cascade = load_cascade(cascade_file)
+        cascade = load_cascade(chosen)
     report_text = read_text_file(report, "report")
     overrides: dict[str, dict[str, Any]] = {
         "judge": confidence_overrides(confidence, samples, simulated_from)
@@ -283,7 +298,7 @@ def eval_command(
         overrides["judge"]["prompt"] = prompt
     repo_dir = repo if repo.is_dir() else None
     config = load_config(repo_dir, config_file, overrides)
-    for layer in repo_config_layers(repo_dir):  # README "Security": say what the repo set
+    for layer in repo_config_layers(repo_dir, user_base()):  # say what the repo set (docs)
         for line in describe_repo_layer(layer):
             click.echo(line, err=True)
     store = open_store(repo, rev, config.validation)
@@ -300,6 +315,7 @@ def eval_command(
             use_cache=not no_cache,
             context=context,
             exclude_reports=own,
+            cascade=cascade,
         )
         return
     budget = make_budget(config.judge, max_cost, yes)
@@ -332,6 +348,7 @@ def eval_command(
                 judge_progress=on_judged,
                 context=context,
                 cascade=cascade,
+                review=review,
             )
     finally:
         if judge is not None:

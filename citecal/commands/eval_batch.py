@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from citecal.commands._options import confidence_options, confidence_overrides, spending_options
+from citecal.commands._options import (
+    cascade_choice,
+    cascade_options,
+    confidence_options,
+    confidence_overrides,
+    spending_options,
+)
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
@@ -228,6 +234,7 @@ def _print_dry_run(est: DryRunSummary) -> None:
 )
 @spending_options
 @confidence_options
+@cascade_options
 def eval_batch_command(
     manifest: Path,
     output: Path | None,
@@ -250,6 +257,8 @@ def eval_batch_command(
     confidence: str | None,
     samples: int | None,
     simulated_from: Path | None,
+    cascade_file: str | None,
+    no_cascade: bool,
 ) -> None:
     """Evaluate every report of MANIFEST on a Dask cluster, into Parquet tables.
 
@@ -317,6 +326,7 @@ def eval_batch_command(
         task_size=task_size or 20,
         max_cost=max_cost,
         yes=yes,
+        cascade=cascade_choice(cascade_file, no_cascade),
     )
     feedback = _Feedback()
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from citecal._io import check_output
+from citecal._io import check_output, refuse_clobber
 from citecal.commands._options import argilla_options
 from citecal.config import load_config
 from citecal.errors import InputError
@@ -66,6 +66,8 @@ def pull_command(
         raise InputError(
             f"cannot tell the output format from {output.name!r}: use .parquet, .csv or .jsonl"
         )
+    spec_file = Path(spec) if spec is not None and Path(spec).is_file() else None
+    refuse_clobber([("-o/--output", output)], [("--config", config_file), ("--spec", spec_file)])
     check_output(output)  # before any download
     definition = load_spec(spec)
     config = load_config(None, config_file).argilla

@@ -5,41 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from pydantic import ValidationError
 
-from citecal._io import read_text_file
 from citecal.commands._options import argilla_options
 from citecal.config import load_config
 from citecal.errors import InputError, ServiceError
+from citecal.evaluation import read_eval_json
 from citecal.models import EvalResult
-
-
-def read_eval_json(path: Path) -> EvalResult:
-    """The evaluation written by ``citecal eval --format json``; InputError when it is not one.
-
-    A ``citecal validate --format json`` result is accepted too: its answer
-    citations become evaluation rows (:func:`citecal.answers.answers_to_eval`).
-    """
-    text = read_text_file(path, "evaluation JSON")
-    if '"total_qa"' in text[:4096] and '"summary"' not in text[:4096]:
-        from citecal.answers import ValidateResult, answers_to_eval
-
-        try:
-            return answers_to_eval(ValidateResult.model_validate_json(text))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            raise InputError(
-                f"{path} is not a `citecal validate --format json` output: '{where}': {err['msg']}"
-            ) from None
-    try:
-        return EvalResult.model_validate_json(text)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise InputError(
-            f"{path} is not a `citecal eval --format json` output: '{where}': {err['msg']}"
-        ) from None
 
 
 def _answers_spec(result: EvalResult) -> str | None:
@@ -122,7 +93,8 @@ def push_command(
     revision), so pushing the same evaluation again updates them without
     duplicates and keeps every answer already given. The server is
     ARGILLA_API_URL (default http://127.0.0.1:6900, or the port in
-    CITECAL_ARGILLA_PORT; started by `make argilla-up`) with ARGILLA_API_KEY.
+    CITECAL_ARGILLA_PORT; started by `make argilla-up`) with ARGILLA_API_KEY (unset:
+    the local stack's key, for the local stack only).
     Each record waits for --min-submitted answers (default 2) before it
     leaves the annotators' queues. Records are pushed in a seeded random order (recorded
     with each record), so the first ones labelled are a uniform random subset.

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from citecal._io import atomic_write_text, check_output
+from citecal._io import atomic_write_text, check_output, refuse_clobber
 from citecal.commands._options import output_options
 from citecal.config import load_config
 
@@ -60,10 +61,10 @@ def rebase_command(
       citecal rebase report.md --repo . --from v1.4.0 --to v1.5.0 -o report-v1.5.md
       citecal rebase report.md --repo . --to HEAD -f json
     """
-    from citecal.commands.correct import read_report
-    from citecal.correct import rebase_report, report_revision, unified_diff
+    from citecal.correct import read_report, rebase_report, report_revision, unified_diff
     from citecal.errors import InputError
 
+    refuse_clobber([("-o/--output", output)], [("REPORT", report), ("--config", config_file)])
     check_output(output)
     text, bom = read_report(report)
     from_rev = from_rev or report_revision(text)
@@ -79,9 +80,11 @@ def rebase_command(
     else:
         console = Console(record=True, width=140, file=io.StringIO())
         counts = ", ".join(f"{n} {o}" for o, n in result.counts.items())
-        console.print(
-            f"citecal rebase · {report}: {result.from_rev} ({result.from_commit[:12]}) → "
-            f"{result.to_rev} ({result.to_commit[:12]}): {counts}"
+        console.print(  # the report's name and its citecal-rev line are data (README "Security")
+            escape(
+                f"citecal rebase · {report}: {result.from_rev} ({result.from_commit[:12]}) → "
+                f"{result.to_rev} ({result.to_commit[:12]}): {counts}"
+            )
         )
         table = Table()
         for col in ("citation", "outcome", "new", "how", "verdict", "claim"):
@@ -89,10 +92,10 @@ def rebase_command(
         for c in result.citations:
             table.add_row(
                 Text(c.citation),
-                c.outcome,
+                Text(c.outcome),
                 Text(str(c.new) if c.new is not None else "—"),
-                c.how,
-                c.verdict or "",
+                Text(c.how),
+                Text(c.verdict or ""),
                 Text(c.claim),
             )
         console.print(table)

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from citecal._io import check_output
+from citecal._io import check_output, refuse_clobber
 from citecal.commands._options import (
+    FiniteFloatRange,
     ask_with_bar_paused,
     budget_line,
     confidence_options,
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--min-agreement",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=None,
     help="With --anchor: exit 1 when the judge agrees with fewer anchors than this share.",
 )
@@ -153,6 +154,13 @@ def rejudge_command(
     from citecal.commands._progress import progress_bar
     from citecal.verify.judge import prompt_with_examples, rejudge_repeats, rejudge_requests
 
+    refuse_clobber(  # README "Security": an output never replaces an input
+        [("-o/--output", output)],
+        [("ANNOTATIONS", annotations), ("--few-shot-from", few_shot_from),
+         ("--simulated-from", simulated_from),
+         ("--prompt", Path(prompt) if Path(prompt).is_file() else None),
+         ("--config", config_file)],
+    )  # fmt: skip
     if dry_run:
         output = None
     elif output is None and not anchor and repeats == 1:
@@ -175,6 +183,11 @@ def rejudge_command(
     requests = rejudge_requests(table)
     overrides = {"judge": confidence_overrides(confidence, samples, simulated_from)}
     config = load_config(None, config_file, overrides).judge
+    from citecal.verify.judge import load_prompt, prompt_warning
+
+    steering = prompt_warning(load_prompt(prompt))  # README "Security"
+    if steering is not None:
+        click.echo(f"warning: {steering}", err=True)
     with tempfile.TemporaryDirectory(prefix="citecal-rejudge-") as tmp:
         prompt_spec = prompt
         if few_shot_from is not None:  # mined for --dry-run too: same errors, same prompt
@@ -305,7 +318,7 @@ def _print_stability(runs: list[JudgeRun], table: pd.DataFrame) -> None:
     console = Console(width=max(Console().width, 120))
     answered = sum(r.answered > 0 for r in st.records)
     grid = Table(
-        title=f"Unstable claims: verdicts that changed over {st.repeats} repeats",
+        title=escape(f"Unstable claims: verdicts that changed over {st.repeats} repeats"),
         title_justify="left",
     )
     for head in ("record", "stability", "verdicts", "claim [citation]"):
@@ -317,7 +330,7 @@ def _print_stability(runs: list[JudgeRun], table: pd.DataFrame) -> None:
         grid.add_row(
             escape(r.record_id[:12]),
             f"{r.stability:.0%}" if r.stability is not None else "–",
-            " ".join(short.get(v, v) for v in r.verdicts),
+            escape(" ".join(short.get(v, v) for v in r.verdicts)),
             escape(text[:90]),
         )
     if unstable:
@@ -326,8 +339,10 @@ def _print_stability(runs: list[JudgeRun], table: pd.DataFrame) -> None:
     flip = f"{st.flip_rate:.1%}" if st.flip_rate is not None else "–"
     mean = f"{st.mean_stability:.3f}" if st.mean_stability is not None else "–"
     console.print(
-        f"stability over {st.repeats} repeats: {answered} claims, {stable} stable (every repeat "
-        f"agrees), {len(unstable)} unstable; flip rate {flip}; mean stability {mean}"
+        escape(
+            f"stability over {st.repeats} repeats: {answered} claims, {stable} stable (every "
+            f"repeat agrees), {len(unstable)} unstable; flip rate {flip}; mean stability {mean}"
+        )
     )
     if st.counts["unstable"] or st.counts["stable"]:
 
@@ -335,9 +350,11 @@ def _print_stability(runs: list[JudgeRun], table: pd.DataFrame) -> None:
             return f"{x:.1%}" if x is not None else "–"
 
         console.print(
-            "people on them: annotators split on "
-            f"{pct(st.people_split['unstable'])} of unstable claims vs "
-            f"{pct(st.people_split['stable'])} of stable ones; the judge's majority agrees with "
-            f"their consensus on {pct(st.people_agree['unstable'])} vs "
-            f"{pct(st.people_agree['stable'])}"
+            escape(
+                "people on them: annotators split on "
+                f"{pct(st.people_split['unstable'])} of unstable claims vs "
+                f"{pct(st.people_split['stable'])} of stable ones; the judge's majority agrees "
+                f"with their consensus on {pct(st.people_agree['unstable'])} vs "
+                f"{pct(st.people_agree['stable'])}"
+            )
         )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from citecal._io import check_output
+from citecal._io import check_output, refuse_clobber
 from citecal.commands._emit import emit_text
 from citecal.commands._options import argilla_options, output_options
 from citecal.config import load_config
@@ -51,6 +51,11 @@ def _interval_for(
             return None, None, kind, str(exc)
 
     return interval
+
+
+def _file(spec: str | None) -> Path | None:
+    """``--spec`` when it names a file (else a bundled definition's name)."""
+    return Path(spec) if spec is not None and Path(spec).is_file() else None
 
 
 def render_status(r: StatusReport, width: int = 110) -> str:
@@ -125,6 +130,10 @@ def status_command(
     from citecal.annotate import load_spec
     from citecal.annotate._status import dataset_status
 
+    refuse_clobber(
+        [("-o/--output", output)],
+        [*(("JUDGED", j) for j in judged), ("--config", config_file), ("--spec", _file(spec))],
+    )
     check_output(output)
     definition = load_spec(spec)
     config = load_config(None, config_file).argilla

@@ -152,8 +152,12 @@ def validate_command(
       citecal validate answers.json -f json -o validation.json
       citecal validate out.jsonl --field answer=response --field citations=refs --fail-on warn
     """
-    from citecal._io import check_output
+    from citecal._io import check_output, refuse_clobber
 
+    answers_file = None if str(answers) == "-" else answers
+    refuse_clobber(
+        [("-o/--output", output)], [("ANSWERS", answers_file), ("--config", config_file)]
+    )
     check_output(output)  # before any answer is read
     from citecal.answers import write_validation
 

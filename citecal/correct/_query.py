@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citecal.correct._index import query_words
-from citecal.verify import parse_claim
+from citecal.verify import ClaimTerm, parse_claim
 from citecal.verify._extractive import LANGUAGE_LITERALS
-from citecal.verify._terms import ClaimTerm
 
 _NAME_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
 _SPLIT_RE = re.compile(r"\.|::")

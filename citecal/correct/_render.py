@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -35,19 +36,19 @@ def summary_line(out: CorrectionOutput) -> str:
 def render_table(out: CorrectionOutput, diff: str, width: int = 140) -> str:
     """Corrections, what is left, and the unified diff, as plain text for a terminal or log."""
     console = Console(record=True, width=width, file=io.StringIO())
-    console.print(f"citecal correct · {out.report}")
-    console.print(summary_line(out))
+    console.print(escape(f"citecal correct · {out.report}"))  # a file name is data
+    console.print(escape(summary_line(out)))
     if out.corrections:
         table = Table(title="Corrections", title_justify="left")
         for col in ("round", "strategy", "citation", "new", "verdict", "claim"):
             table.add_column(col, overflow="fold")
         for c in out.corrections:
             table.add_row(
-                str(c.iteration),
-                c.strategy,
+                Text(str(c.iteration)),
+                Text(c.strategy),
                 Text(str(c.original)),
                 Text(_new(c)),
-                f"{c.verdict_before} → {c.verdict_after or '—'}",
+                Text(f"{c.verdict_before} → {c.verdict_after or '—'}"),
                 Text(correction_claim(c)),
             )
         console.print(table)
@@ -56,7 +57,9 @@ def render_table(out: CorrectionOutput, diff: str, width: int = 140) -> str:
         for col in ("citation", "failure", "why not corrected", "claim"):
             table.add_column(col, overflow="fold")
         for r in out.remaining:
-            table.add_row(Text(r.citation), r.failure_type or "", Text(r.reason), Text(r.claim))
+            table.add_row(
+                Text(r.citation), Text(r.failure_type or ""), Text(r.reason), Text(r.claim)
+            )
         console.print(table)
     text = console.export_text()
     if diff:

@@ -99,14 +99,20 @@ class Rewriter:
     def _ask(self, messages: list[dict[str, str]]) -> str | None:
         import openai
 
-        from citecal.verify.judge._budget import BUDGET_REASON, request_estimate
-        from citecal.verify.judge._judge import resolve_endpoint
-        from citecal.verify.judge._pricing import cost_usd
+        from citecal.verify.judge import (
+            BUDGET_REASON,
+            cost_usd,
+            openai_client,
+            request_ceiling,
+            request_timeout,
+            resolve_endpoint,
+        )
 
         base_url, api_key = resolve_endpoint(self.config.judge)
         # Rewrites spend from the judge's budget (README "Security").
         budget = self.judge.budget
-        estimate = request_estimate(messages, 1, self.model, self.config.judge)
+        ceiling = self.config.judge.rewrite_max_tokens
+        estimate = request_ceiling(messages, ceiling, self.model, self.config.judge)
         if not budget.reserve(estimate):
             self.last_reason = f"{BUDGET_REASON}: no rewrite requested"
             return None
@@ -114,14 +120,17 @@ class Rewriter:
 
         async def call() -> str | None:
             nonlocal spent
-            client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=2)
+            timeout = self.config.judge.timeout_s
+            client = openai_client(base_url, api_key, timeout, max_retries=2)
             try:
-                resp = await client.chat.completions.create(
-                    model=self.model,
-                    messages=messages,  # type: ignore[arg-type]
-                    temperature=self.config.judge.temperature,
-                    timeout=self.config.judge.timeout_s,
-                )
+                async with asyncio.timeout(timeout):  # one deadline, not per read (README)
+                    resp = await client.chat.completions.create(
+                        model=self.model,
+                        messages=messages,  # type: ignore[arg-type]
+                        temperature=self.config.judge.temperature,
+                        timeout=request_timeout(timeout),
+                        max_tokens=ceiling,  # README "Security": every request is bounded
+                    )
             finally:
                 await client.close()
             if resp.usage is not None:
@@ -137,6 +146,10 @@ class Rewriter:
             return asyncio.run(call())
         except openai.OpenAIError as exc:
             self.last_reason = f"rewrite request failed: {type(exc).__name__}"
+            return None
+        except TimeoutError:
+            timeout = self.config.judge.timeout_s
+            self.last_reason = f"rewrite request failed: no complete answer within {timeout:g}s"
             return None
         finally:
             budget.settle(estimate, spent)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citecal.models import CitationResult
+from citecal.models import CitationResult, EvalResult
 
 
 def pct(value: float | None) -> str:
@@ -63,3 +63,37 @@ def excerpt_note(r: CitationResult) -> str:
         )
         parts.append(f"best match {lines} ({m.score:.2f})")
     return "; ".join(parts)
+
+
+def review_rows(result: EvalResult) -> list[CitationResult]:
+    """The review list: the riskiest valid citations, most likely unsupported first."""
+    n = result.summary.review_size
+    rows = [r for r in result.citations if r.risk_rank is not None and r.risk_rank <= n]
+    return sorted(rows, key=lambda r: r.risk_rank or 0)
+
+
+def review_title(result: EvalResult) -> str:
+    s = result.summary
+    labels = sum(b.labels for b in s.risk_bands)
+    return (
+        f"Most likely unsupported ({s.review_size} of {s.valid_citations} valid citations, "
+        f"ranked by p_supports: an expectation from {labels} labelled citations, "
+        "not a guarantee)"
+    )
+
+
+def band_line(result: EvalResult) -> str:
+    """The report's valid citations per risk band, with what the labels expect of each band."""
+    parts = []
+    for b in result.summary.risk_bands:
+        expect = "—" if b.expected_unsupported is None else f"~{b.expected_unsupported:.0%}"
+        parts.append(f"{b.name} {b.citations} ({expect})")
+    return "Risk bands (in brackets: unsupported in that band of the labels): " + ", ".join(parts)
+
+
+def review_detail(r: CitationResult) -> list[str]:
+    """The lines under a review-list entry: evidence, then the probable place."""
+    lines = list(r.risk_evidence)
+    if r.proposed_citation:
+        lines.append(f"probably belongs at {r.proposed_citation}")
+    return lines

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from citecal._markup import md_code, md_line
 from citecal.models import EvalResult
-from citecal.render._format import SUMMARY_ROWS, excerpt_note, outcome_label, pct, shorten
+from citecal.render._format import (
+    SUMMARY_ROWS,
+    band_line,
+    excerpt_note,
+    outcome_label,
+    pct,
+    review_rows,
+    review_title,
+    shorten,
+)
 
 
 def render_markdown(result: EvalResult) -> str:
@@ -31,6 +40,24 @@ def render_markdown(result: EvalResult) -> str:
     out.append("")
     if result.warnings:
         out += [f"> **Warning:** {md_line(w)}" for w in result.warnings]
+        out.append("")
+    if result.summary.risk_bands:
+        out += [md_line(band_line(result)), ""]
+    shift = result.summary.shift
+    if shift is not None and shift.shifted:
+        out += [f"> **Note:** {md_line(shift.message)}", ""]
+    if result.summary.review_size:
+        out += [f"### {md_line(review_title(result))}", ""]
+        out += ["| rank | citation | p_supports | claim | why | probably belongs |"]
+        out += ["|---:|---|---:|---|---|---|"]
+        for r in review_rows(result):
+            why = "; ".join(r.risk_evidence)
+            place = md_code(r.proposed_citation) if r.proposed_citation else ""
+            p = "" if r.p_supports is None else f"{r.p_supports:.2f}"
+            out.append(
+                f"| {r.risk_rank} | {md_code(r.citation)} | {p} "
+                f"| {md_line(shorten(r.claim, 120))} | {md_line(shorten(why, 200))} | {place} |"
+            )
         out.append("")
     if result.gate is not None:
         out += [f"**Gate: {result.gate.status}**", ""]

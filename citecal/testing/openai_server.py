@@ -50,10 +50,14 @@ A request for ``n`` choices gets ``n`` copies of a deterministic answer (unless
 ``honour_n=False``); ``logprobs`` come only from the realistic judge (or a scripted
 :class:`Reply` with ``choices``).
 Usage is ``characters / 4`` of the messages (once) and of every choice's answer unless scripted.
+A request's ``max_tokens`` (or ``max_completion_tokens``) is honoured as a model
+does: a longer answer (each of the ``n`` choices) is cut there (``finish_reason:
+"length"``) and its usage counts at most that many tokens per choice.
 ``obey_injections=True`` makes the heuristic judge gullible, like an LLM that
 follows instructions hidden in what it judges (README "Security"): when the
-user message holds text addressed to a reviewer, judge, model or assistant, or
-dictating a verdict (:data:`OBEYED`), every claim of that request is answered
+material of a request holds an instruction in any of nine languages, in any
+encoding a model decodes (:mod:`citecal.testing.gullible`, written apart from
+citecal's screen), every claim of that request is answered
 ``supports``/``high``/1.0 with the reasoning ``obeyed: ...``. Tests use it to
 show that no such instruction becomes a verdict.
 ``reject_response_format=True`` makes the server answer HTTP 400 to any
@@ -214,20 +218,11 @@ class ChatRequest:
         return bool(_BATCH_ITEM_RE.search(self.user))
 
 
-OBEYED = re.compile(
-    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above) instructions"
-    r"|\b(?:answer|respond|mark)\b[^\n]{0,40}\b(?:supports|supported|verified)\b"
-    r"|\bis (?:already )?verified\b|you are an ai\b"
-    r"|\b(?:note|message) (?:for|to) (?:the |all |any )?(?:automated |ai )?"
-    r"(?:reviewers?|judges?|graders?|models?|assistants?|llms?)\b",
-    re.IGNORECASE,
-)
-"""What the gullible judge (``obey_injections``) takes as an instruction to answer supports."""
-
-
 def _obeyed(request: ChatRequest) -> str | None:
-    m = OBEYED.search(request.user)
-    return m.group(0) if m else None
+    """The instruction the gullible judge reads in a request (:mod:`citecal.testing.gullible`)."""
+    from citecal.testing.gullible import instruction, material
+
+    return instruction(material(request.user, [(c.claim, c.block) for c in request.claims]))
 
 
 _STOP_WORDS = (
@@ -686,6 +681,14 @@ class _Handler(BaseHTTPRequestHandler):
             asked = req.body.get("n")
             n = int(asked) if isinstance(asked, int) and asked > 1 and self.owner.honour_n else 1
             choices = [(content, None)] * n
+        asked_limit = req.body.get("max_tokens", req.body.get("max_completion_tokens"))
+        limit = asked_limit if isinstance(asked_limit, int) and asked_limit > 0 else None
+        answers: list[tuple[str, Any, str]] = []
+        for text, lps in choices:
+            if limit is not None and _tokens(text) > limit:  # a model stops at max_tokens
+                answers.append((text[: limit * 4], lps, "length"))
+            else:
+                answers.append((text, lps, "stop"))
         out: dict[str, Any] = {
             "id": f"chatcmpl-{id(req):x}",
             "object": "chat.completion",
@@ -696,16 +699,18 @@ class _Handler(BaseHTTPRequestHandler):
                     "index": i,
                     "message": {"role": "assistant", "content": text, "refusal": None},
                     "logprobs": None if lps is None else {"content": lps, "refusal": None},
-                    "finish_reason": "stop",
+                    "finish_reason": finish,
                 }
-                for i, (text, lps) in enumerate(choices)
+                for i, (text, lps, finish) in enumerate(answers)
             ],
         }
         if not reply.no_usage:
             prompt_tokens, completion_tokens = reply.usage or (
                 sum(_tokens(str(m.get("content", ""))) for m in req.messages),
-                sum(_tokens(text) for text, _ in choices),
+                sum(_tokens(text) for text, _, _ in answers),
             )
+            if limit is not None:
+                completion_tokens = min(completion_tokens, limit * len(answers))
             out["usage"] = {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,

@@ -252,7 +252,7 @@ def test_pushed_record_shows_code_context_and_the_judge_suggestion(env: Env) -> 
     ).json()["items"]
     rid = report_id(env.result)
     by_id = {r["external_id"]: r for r in items}
-    judged = [c for c in env.result.citations if c.model is not None]
+    judged = [c for c in env.result.citations if c.method == "llm"]  # not the local verifier
     assert len(judged) == 3
     c = judged[0]
     rec = by_id[record_id(rid, c, env.result.rev)]

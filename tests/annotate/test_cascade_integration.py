@@ -1,4 +1,5 @@
-"""A team retrains the cascade on its own labels: pull from the real stack → calibrate --cascade.
+"""A team retrains the cascade on its own labels: pull from the real stack, calibrate
+--write-cascade.
 
 The pulled table comes from the same real-stack round trip as the estimate tests
 (push a judged evaluation, an annotator answers, pull); the cascade fitted on it
@@ -32,7 +33,7 @@ def test_cascade_is_refitted_on_a_pulled_table(pulled: dict, tmp_path: Path) -> 
         [
             "calibrate",
             str(pulled["table"]),
-            "--cascade",
+            "--write-cascade",
             str(out),
             "--agreement",
             "0.8",

@@ -10,8 +10,9 @@ from citecal.annotate import build_records, load_spec
 from citecal.annotate._settings import DEFAULT_SPEC_PATH
 from citecal.answers import answer_verdict, answers_to_eval, validate_answers
 from citecal.answers._annotate import ANSWER_MODEL
-from citecal.commands.push import _answers_spec, read_eval_json
+from citecal.commands.push import _answers_spec
 from citecal.config import AnswersConfig
+from citecal.evaluation import read_eval_json
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "answers.jsonl"
 SPECS = DEFAULT_SPEC_PATH.parent

@@ -68,7 +68,7 @@ def test_precision_and_coverage_warn(make_repo: Callable[[dict[str, str | bytes]
 
 def test_cli_gate_exit_codes_and_output(example_report: Path, example_repo: Path) -> None:
     runner = CliRunner()
-    args = ["eval", str(example_report), "--repo", str(example_repo), "--no-llm"]
+    args = ["eval", str(example_report), "--repo", str(example_repo), "--no-llm", "--no-cascade"]
     plain = runner.invoke(cli, args)
     assert plain.exit_code == 0 and "Gate:" not in plain.stdout
     gated = runner.invoke(cli, [*args, "--gate"])

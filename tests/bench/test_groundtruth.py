@@ -498,9 +498,10 @@ def test_cli_baseline_with_a_non_finite_figure_is_refused(tmp_path: Path, value:
     base = _baseline(root, figures={"agreement": value, "precision": 1.0})
     code, out, err = _bench(root, "--baseline", str(base))
     assert (code, out) == (2, "")
+    token = "NaN" if value != value else "Infinity"
     assert err == (
         f"Error: {base}: not a ground-truth baseline: figures.agreement: "
-        "Input should be a finite number\n"
+        f"{token} is not a finite number\n"
     )
 
 

@@ -46,7 +46,7 @@ ISO = {"method": "isotonic", "n_fitted": 10}
         (json.dumps({**ISO, "x": [0.5, 0.1], "y": [0.1, 0.9]}), "knots x must increase"),
         ('{"method": "isotonic", "n_fitted": 10, "x": [NaN, 0.5], "y": [0.1, 0.2]}', "finite"),
         (json.dumps({**ISO, "x": [0.1, 0.5], "y": [-3, 100]}), "must lie in [0, 1]"),
-        ('{"method": "platt", "n_fitted": 10, "a": Infinity, "b": 0}', "a: Input should be"),
+        ('{"method": "platt", "n_fitted": 10, "a": Infinity, "b": 0}', "Infinity is not a finite"),
         (json.dumps({"method": "platt", "n_fitted": 10}), "needs its slope a and intercept b"),
         ("[" * 50_000 + "]" * 50_000, "JSON nested too deeply"),
     ],
@@ -89,7 +89,6 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, obj
         (lambda j: j.update(judge_score=j["judge_score"][:-5]), "columns differ in length"),
         (lambda j: j["judge_score"].__setitem__(0, 7.5), "judge_score.0: Input should be less"),
         (lambda j: j["judge_score"].__setitem__(1, -0.5), "judge_score.1: Input should be greater"),
-        (lambda j: j["judge_score"].__setitem__(2, float("nan")), "judge_score.2: Input should be"),
     ],
 )
 def test_truncated_or_out_of_range_baselines_are_refused(
@@ -104,6 +103,22 @@ def test_truncated_or_out_of_range_baselines_are_refused(
     assert code == 2, err
     assert err.startswith(f"Error: {baseline}: 'judge' block: ") and why in err
     assert len(err.splitlines()) == 1
+
+
+def test_a_nan_in_a_baseline_is_refused_where_it_is(
+    tmp_path: Path, saved: tuple[Path, dict[str, object]]
+) -> None:
+    table, data = saved
+    data = json.loads(json.dumps(data))
+    data["judge"]["judge_score"][2] = float("nan")  # type: ignore[index]
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps(data))  # NaN is written as the JSON token NaN
+    code, _, err = run("calibrate", str(table), "--baseline", str(baseline), "--resamples", "0")
+    assert (code, err) == (
+        2,
+        f"Error: cannot read baseline calibration {baseline}: judge.judge_score.2: "
+        "NaN is not a finite number\n",
+    )
 
 
 # --------------------------------------------------------------------------- estimate

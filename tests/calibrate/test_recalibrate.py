@@ -111,6 +111,7 @@ def test_calibrate_save_map_then_eval_calibration(tmp_path: Path) -> None:
             "--repo",
             str(examples / "shopcart"),
             "--no-llm",
+            "--no-cascade",  # the rules' decided verdicts carry scores to map
             "--calibration",
             str(out),
             "-f",

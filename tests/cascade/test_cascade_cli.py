@@ -22,7 +22,7 @@ TABLE = ROOT / "datasets" / "annotations" / "annotations.parquet"
 
 def test_calibrate_cascade_writes_a_file_eval_can_use(tmp_path: Path) -> None:
     out = tmp_path / "cascade.json"
-    res = CliRunner().invoke(cli, ["calibrate", str(TABLE), "--cascade", str(out)])
+    res = CliRunner().invoke(cli, ["calibrate", str(TABLE), "--write-cascade", str(out)])
     assert res.exit_code == 0, res.output
     assert "Cascade on 86 labels" in res.stdout and "abstained (sent to a person)" in res.stdout
     spec = load_cascade(out)
@@ -34,7 +34,7 @@ def test_calibrate_cascade_writes_a_file_eval_can_use(tmp_path: Path) -> None:
 def test_bad_agreement_is_a_usage_error(bad: str, tmp_path: Path) -> None:
     out = tmp_path / "c.json"
     res = CliRunner().invoke(
-        cli, ["calibrate", str(TABLE), "--cascade", str(out), "--agreement", bad]
+        cli, ["calibrate", str(TABLE), "--write-cascade", str(out), "--agreement", bad]
     )
     assert res.exit_code == 2 and "--agreement" in res.output and "Traceback" not in res.output
     assert not out.exists()
@@ -154,9 +154,9 @@ def test_the_spread_across_held_out_packages() -> None:
     assert spread["agreement_supports"]["packages"] == 0
 
 
-def test_judges_needs_cascade(tmp_path: Path) -> None:
+def test_judges_needs_write_cascade(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["calibrate", str(TABLE), "--judges", str(TABLE)])
-    assert res.exit_code == 2 and "--judges needs --cascade FILE" in res.output
+    assert res.exit_code == 2 and "--judges needs --write-cascade FILE" in res.output
 
 
 def test_an_old_cascade_file_without_judge_confidence_still_loads(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """A cascade of two judge models on a numeric confidence (README "Judge confidence").
 
 The seeded, small version of ``benchmarks/judge_confidence.py``: the realistic test judge
-plays a cheap and a strong model through real HTTP; ``calibrate --cascade`` sets the judge
+plays a cheap and a strong model through real HTTP; ``calibrate --write-cascade`` sets the judge
 tiers' thresholds on ``confidence_value``; thresholds set on one half of the labels hold
 on the other; ``eval --cascade`` asks the strong model only what the cheap one is unsure
 of.
@@ -84,7 +84,7 @@ def test_calibrate_cascade_puts_the_cheap_judge_first_on_its_numeric_confidence(
     out = tmp_path / "cascade.json"
     r = CliRunner().invoke(
         cli,
-        ["calibrate", str(strong_table), "--judges", str(cheap_table), "--cascade", str(out),
+        ["calibrate", str(strong_table), "--judges", str(cheap_table), "--write-cascade", str(out),
          "--agreement", "0.9"],
     )  # fmt: skip
     assert r.exit_code == 0, r.output
@@ -158,7 +158,7 @@ def test_eval_asks_the_strong_model_only_what_the_cheap_one_is_unsure_of(
     _both(judged, "logprob").to_parquet(table)
     cascade = tmp_path / "cascade.json"
     res = CliRunner().invoke(
-        cli, ["calibrate", str(table), "--cascade", str(cascade), "--agreement", "0.9"]
+        cli, ["calibrate", str(table), "--write-cascade", str(cascade), "--agreement", "0.9"]
     )
     assert res.exit_code == 0, res.output
     with FakeOpenAIServer(mode="realistic") as srv:

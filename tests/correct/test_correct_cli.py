@@ -111,10 +111,11 @@ def test_repository_without_source_files(tmp_path: Path) -> None:
 
 
 def test_markdown_and_json_formats(shop: Path, shop_report: Path) -> None:
-    r = _invoke("correct", str(shop_report), "--repo", str(shop), "--no-llm", "-f", "markdown")
+    args = ["correct", str(shop_report), "--repo", str(shop), "--no-llm", "--no-cascade"]
+    r = _invoke(*args, "-f", "markdown")
     assert r.exit_code == 0
     assert "```diff\n" in r.output and "| 1 | relocate | `[pkg/cart.py:40-45]` |" in r.output  # type: ignore[attr-defined]
-    r = _invoke("correct", str(shop_report), "--repo", str(shop), "--no-llm", "-f", "json")
+    r = _invoke(*args, "-f", "json")
     data = json.loads(r.output.split("\nthe corrected report was not saved")[0])  # type: ignore[attr-defined]
     assert data["iterations"] == 2 and data["changed"] is True
     reasons = {left["citation"]: left["reason"] for left in data["remaining"]}
@@ -136,8 +137,8 @@ def test_eval_correct_is_the_same_thing(shop: Path, shop_report: Path, tmp_path:
 
 def test_strict_fails_when_citations_remain(shop: Path, shop_report: Path) -> None:
     r = _invoke(
-        "correct", str(shop_report), "--repo", str(shop), "--no-llm", "--max-iterations", "1",
-        "--strict",
+        "correct", str(shop_report), "--repo", str(shop), "--no-llm", "--no-cascade",
+        "--max-iterations", "1", "--strict",
     )  # fmt: skip
     assert r.exit_code == 1
     assert "strict: 3 citation(s) still fail" in r.output  # type: ignore[attr-defined]

@@ -50,7 +50,8 @@ def llm_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def test_eval_uses_judge_and_reports_cost_then_cache(
     server: FakeOpenAIServer, env: dict[str, str]
 ) -> None:
-    code, out, err = run_eval(env)
+    # The judge as routing gives it claims (the cascade's part: tests/cascade/test_review.py).
+    code, out, err = run_eval(env, "--no-cascade")
     assert code == 0, err
     doc = json.loads(out)
     rows = llm_rows(doc)
@@ -72,7 +73,7 @@ def test_eval_uses_judge_and_reports_cost_then_cache(
     assert doc["warnings"] == []
 
     calls = server.calls
-    code, out2, err2 = run_eval(env)
+    code, out2, err2 = run_eval(env, "--no-cascade")
     assert code == 0, err2
     doc2 = json.loads(out2)
     assert server.calls == calls  # unchanged report: zero API calls
@@ -81,7 +82,7 @@ def test_eval_uses_judge_and_reports_cost_then_cache(
         (r["id"], r["verdict"]) for r in rows
     ]
 
-    code, out3, _ = run_eval(env, "--no-cache")
+    code, out3, _ = run_eval(env, "--no-cache", "--no-cascade")
     assert code == 0 and json.loads(out3)["summary"]["llm_calls"] == calls
     assert server.calls == 2 * calls
 
@@ -100,7 +101,7 @@ def test_model_prompt_and_concurrency_options(
 
 
 def test_no_llm_degrades_with_one_line(server: FakeOpenAIServer, env: dict[str, str]) -> None:
-    code, out, err = run_eval(env, "--no-llm")
+    code, out, err = run_eval(env, "--no-llm", "--no-cascade")
     assert code == 0
     assert server.calls == 0
     doc = json.loads(out)
@@ -108,6 +109,10 @@ def test_no_llm_degrades_with_one_line(server: FakeOpenAIServer, env: dict[str, 
     assert all(r["verdict"] == "unverified" and r["model"] is None for r in llm_rows(doc))
     warnings = [line for line in err.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and warnings[0].endswith("unverified: --no-llm")
+    code, _, err = run_eval(env, "--no-llm")  # the cascade: what it cannot decide, for a person
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert code == 0 and len(warnings) == 1
+    assert "citations no tier of the cascade could decide are unverified" in warnings[0]
 
 
 def test_missing_key_degrades_with_one_line(tmp_path: Path) -> None:
@@ -171,7 +176,7 @@ def test_dry_run_calls_nothing(server: FakeOpenAIServer, env: dict[str, str]) ->
 def test_with_a_judge_every_claim_rules_leave_open_is_judged(
     server: FakeOpenAIServer, env: dict[str, str]
 ) -> None:
-    code, out, err = run_eval(env)
+    code, out, err = run_eval(env, "--no-cascade")
     assert code == 0, err
     doc = json.loads(out)
     valid = [c for c in doc["citations"] if c["valid"]]
@@ -185,6 +190,22 @@ def test_with_a_judge_every_claim_rules_leave_open_is_judged(
     assert {c["claim"] for c in judged} <= asked
     assert not {c["claim"] for c in by_rules} & asked
     assert all("Rule-based check" in r.user for r in server.requests)
+
+
+def test_with_the_default_cascade_the_judge_decides_what_rules_cannot_certify(
+    server: FakeOpenAIServer, env: dict[str, str]
+) -> None:
+    code, out, err = run_eval(env)
+    assert code == 0, err
+    doc = json.loads(out)
+    valid = [c for c in doc["citations"] if c["valid"]]
+    assert not [c for c in valid if c["method"] == "extractive" and c["verdict"] != "unverified"]
+    judged = [c for c in valid if c["method"] == "llm" and c["verdict"] != "unverified"]
+    held = [c for c in valid if c["abstain_reason"] == "judge and verifier disagree"]
+    local = [c for c in valid if c["method"] == "local"]  # certified before the judge
+    assert judged and len(judged) + len(held) + len(local) == len(valid)  # or a person
+    assert doc["summary"]["cascade"]["disagreed"] == len(held)
+    assert all(c["p_supports"] is not None and c["suggested_action"] == "annotate" for c in held)
 
 
 def test_groundtruth_bench_with_a_judge_leaves_nothing_undecided(

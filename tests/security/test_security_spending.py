@@ -29,7 +29,7 @@ from citecal.verify.judge import (
     build_judge,
     load_prompt,
     render_messages,
-    request_estimate,
+    request_ceiling,
 )
 
 pytestmark = pytest.mark.integration
@@ -86,17 +86,21 @@ def test_judging_stops_at_the_cap_and_the_rest_abstain(
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     config = judge_config(server, tmp_path)
     requests = [request(i) for i in range(6)]
-    one = request_estimate(
-        render_messages(load_prompt(config.prompt), [requests[0]], 200, 3), 1, "gpt-4o-mini", config
+    # A request reserves what it can cost at most: its prompt and its max_tokens.
+    one = request_ceiling(
+        render_messages(load_prompt(config.prompt), [requests[0]], 200, 3),
+        config.max_tokens,
+        "gpt-4o-mini",
+        config,
     )
-    cap = 2.5 * one  # room for two requests' estimates, not three
+    cap = 2.5 * one  # room for two requests' ceilings, not three
     budget = Budget(cap)
     with build_judge(config, budget=budget) as judge:
         run = judge.judge(requests)
     judged = [v for v in run.verdicts.values() if v.verdict != "unverified"]
     left = [v for v in run.verdicts.values() if v.abstain_reason == "budget reached"]
-    # The answers cost less than their estimates (the answer allowance is generous), so the
-    # counted spending leaves room for a third request once two answers are in.
+    # The answers cost less than their ceilings, so the counted spending leaves room for a
+    # third request once two answers are in.
     assert len(judged) == server.calls >= 2
     assert len(judged) + len(left) == 6 and left
     assert all(v.verdict == "unverified" and v.score is None for v in left)

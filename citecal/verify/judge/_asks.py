@@ -95,7 +95,7 @@ def claim_cost(model: str, source: str | None, config: JudgeConfig) -> float | N
 
     K answers for consistency (one prompt with ``n=K``, or K prompts without
     ``use_n``) and simulated (K prompts with their examples); None without a price
-    (README "Judge confidence", ``calibrate --cascade``).
+    (README "Judge confidence", ``calibrate --write-cascade``).
     """
     k = config.samples
     prompts, answers, prompt = 1, 1, CLAIM_PROMPT_TOKENS

@@ -82,6 +82,22 @@ def request_estimate(
     return cost_usd(model, tokens, answer_allowance(claims) * n, config.pricing) or 0.0
 
 
+def answer_ceiling(claims: int, config: JudgeConfig) -> int:
+    """The ``max_tokens`` of a judge request about ``claims`` claims (README "Security")."""
+    if claims == 1:
+        return config.max_tokens
+    return config.max_tokens_per_claim * claims + 100
+
+
+def request_ceiling(
+    messages: Sequence[dict[str, str]], answer_tokens: int, model: str, config: JudgeConfig
+) -> float:
+    """Dollars one request can cost at most: its prompt plus ``answer_tokens`` (its
+    ``max_tokens``); what a request reserves of the cap before it is sent."""
+    tokens = prompt_tokens(messages, model)
+    return cost_usd(model, tokens, answer_tokens, config.pricing) or 0.0
+
+
 class Ledger(Protocol):
     """What the judge needs of a budget (local or cluster-wide)."""
 
@@ -117,10 +133,15 @@ class Budget:
         approve: Callable[[float, float], bool] | None = None,
         approved: bool = False,
         ledger: Ledger | None = None,
+        max_calls: int | None = None,
     ) -> None:
         if cap is not None and not (math.isfinite(cap) and cap >= 0):
             raise InputError(f"--max-cost {cap!r}: give a number of dollars, 0 or more")
+        if max_calls is not None and max_calls < 0:
+            raise InputError(f"--max-calls {max_calls}: give a number of calls, 0 or more")
         self.cap = cap
+        self.max_calls = max_calls
+        self._calls = 0
         self.confirm_above = confirm_above
         self.approve = approve
         self.approved = approved
@@ -139,10 +160,17 @@ class Budget:
         *,
         yes: bool = False,
         approve: Callable[[float, float], bool] | None = None,
+        max_calls: int | None = None,
     ) -> Budget:
         """The budget of a command: ``--max-cost`` over ``judge.max_cost_usd``."""
         cap = max_cost if max_cost is not None else config.max_cost_usd
-        return cls(cap, confirm_above=config.confirm_above_usd, approve=approve, approved=yes)
+        return cls(
+            cap,
+            confirm_above=config.confirm_above_usd,
+            approve=approve,
+            approved=yes,
+            max_calls=max_calls,
+        )
 
     # ------------------------------------------------------------------ ledger
 
@@ -152,7 +180,18 @@ class Budget:
         return self._ledger is not None
 
     def reserve(self, usd: float) -> bool:
-        """Hold ``usd`` for a request; False (and nothing held) when the cap has no room."""
+        """Hold ``usd`` and one call for a request; False (nothing held) when a limit has no room.
+
+        A request counts against ``max_calls`` once it is admitted, answered or not.
+        """
+        if not (math.isfinite(usd) and usd >= 0):
+            raise ValueError(f"a request's cost must be a finite amount of dollars, not {usd!r}")
+        if self.max_calls is not None:
+            with self._lock:
+                if self._calls + 1 > self.max_calls:
+                    self.refused += 1
+                    return False
+                self._calls += 1
         if self.cap is None:
             return True
         if self._ledger is not None:
@@ -165,7 +204,19 @@ class Budget:
         if not ok:
             with self._lock:
                 self.refused += 1
+                if self.max_calls is not None:
+                    self._calls -= 1
         return ok
+
+    def calls(self) -> int:
+        """Requests admitted so far under ``max_calls`` (0 without that limit)."""
+        with self._lock:
+            return self._calls
+
+    def reserved(self) -> float:
+        """Dollars held for requests in flight (a local ledger; 0 for a cluster one)."""
+        with self._lock:
+            return self._reserved
 
     def settle(self, reserved: float, spent: float) -> None:
         """Count an answer's cost (``reserved`` is what :meth:`reserve` held for it)."""
@@ -173,6 +224,8 @@ class Budget:
             # Without a cap nothing was reserved there: only the spending is counted.
             self._ledger.settle(reserved if self.cap is not None else 0.0, spent)
             return
+        if not (math.isfinite(spent) and spent >= 0):
+            spent = 0.0  # a usage figure no price can make negative or NaN; counted as nothing
         with self._lock:
             if self.cap is not None:
                 self._reserved = max(0.0, self._reserved - reserved)

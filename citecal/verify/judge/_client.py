@@ -13,8 +13,12 @@ exactly this one and can be tested:
   stops with :class:`~citecal.errors.JudgeError` and a hint (key, model name,
   URL). Exception: a 400 about ``response_format`` raises
   :class:`ResponseFormatRejected` so the judge falls back to plain JSON.
-* Timeout: retried once, then :class:`TimedOut` (the claims become
-  ``unverified``).
+* Timeout: every request has one deadline, ``timeout_s``, for connecting
+  (itself at most :data:`citecal._http.CONNECT_S`) and the whole answer, not
+  per read: a server that trickles bytes is cut off at the deadline (README
+  "Security"). Retried once, then :class:`TimedOut`, whose message says what the
+  server did (nothing after accepting, or part of an answer too slowly); the
+  claims become ``unverified``.
 * Connection refused / DNS / TLS failure: retried once, then
   :class:`Unreachable`, and every later call of the run fails fast the same
   way (the pipeline degrades, README "The LLM judge").
@@ -29,6 +33,7 @@ Waiting for a retry does not hold a concurrency slot.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import logging
 import random
@@ -41,6 +46,7 @@ from typing import Any
 
 import openai
 
+from citecal._http import CONNECT_S, deadline_reason
 from citecal.errors import JudgeError
 
 log = logging.getLogger("citecal.judge")
@@ -59,6 +65,43 @@ class JudgeAPIError(JudgeError):
         super().__init__(message)
         self.status = status
         self.detail = detail
+
+
+_answered: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar(
+    "citecal_judge_answered", default=None
+)
+
+
+async def _mark_answered(response: Any) -> None:
+    """HTTP response hook (the openai SDK's httpx): the status line and headers arrived."""
+    flag = _answered.get()
+    if flag is not None:
+        flag[0] = True
+
+
+def request_timeout(timeout_s: float) -> openai.Timeout:
+    """Per-operation bounds under the request's deadline: connecting takes at most ``CONNECT_S``."""
+    return openai.Timeout(timeout_s, connect=min(CONNECT_S, timeout_s))
+
+
+def openai_client(
+    base_url: str | None, api_key: str, timeout_s: float, max_retries: int = 0
+) -> openai.AsyncOpenAI:
+    """The ``AsyncOpenAI`` client every judge-like call uses (judge, rewriter, critic).
+
+    Its httpx client tells :meth:`ChatClient.complete` whether an answer had begun
+    when a deadline passed; proxies from the environment apply as before.
+    """
+    http = openai.DefaultAsyncHttpxClient(
+        timeout=request_timeout(timeout_s), event_hooks={"response": [_mark_answered]}
+    )
+    return openai.AsyncOpenAI(
+        api_key=api_key,
+        base_url=base_url,
+        max_retries=max_retries,
+        timeout=request_timeout(timeout_s),
+        http_client=http,
+    )
 
 
 class Unreachable(Exception):
@@ -219,6 +262,8 @@ class ChatClient:
         self.api_key_env = api_key_env
         self._sleep = sleep
         self.unreachable: str | None = None
+        self.token_key = "max_tokens"
+        """The parameter bounding an answer; newer models want ``max_completion_tokens``."""
         self.retries = 0
         self.retried_statuses: set[int] = set()
 
@@ -253,6 +298,7 @@ class ChatClient:
         *,
         n: int | None = None,
         top_logprobs: int | None = None,
+        max_tokens: int | None = None,
     ) -> Completion:
         """Send one chat completion, applying the retry policy (module doc).
 
@@ -260,8 +306,11 @@ class ChatClient:
         first attempt goes out (the spending cap: README "Security"); False
         raises :class:`NotAdmitted` and nothing is sent. ``n`` asks for that many
         choices, ``top_logprobs`` for token log probabilities with that many
-        alternatives each (README "Judge confidence").
+        alternatives each (README "Judge confidence"). ``max_tokens`` bounds each
+        answer (sent as ``max_completion_tokens`` to a model that refuses
+        ``max_tokens``); with ``n`` choices each may use that many (README "Security").
         """
+        token_key = self.token_key
         attempt = 0
         timeouts = 0
         connection_failures = 0
@@ -278,23 +327,33 @@ class ChatClient:
             if top_logprobs is not None:
                 extra["logprobs"] = True
                 extra["top_logprobs"] = top_logprobs
+            if max_tokens is not None:
+                extra[token_key] = max_tokens
+            answered = [False]
+            token = _answered.set(answered)
             try:
                 async with self.semaphore:
                     if admit is not None:
                         if not await admit():
                             raise NotAdmitted
                         admit = None
-                    resp = await self.client.chat.completions.create(
-                        model=model,
-                        messages=list(messages),  # type: ignore[arg-type]
-                        timeout=self.policy.timeout_s,
-                        **extra,
-                    )
-            except openai.APITimeoutError:
+                    # One deadline for the whole request, not per read (README "Security").
+                    async with asyncio.timeout(self.policy.timeout_s):
+                        resp = await self.client.chat.completions.create(
+                            model=model,
+                            messages=list(messages),  # type: ignore[arg-type]
+                            timeout=request_timeout(self.policy.timeout_s),
+                            **extra,
+                        )
+            except (TimeoutError, openai.APITimeoutError) as exc:
                 timeouts += 1
+                if type(exc.__cause__).__name__ == "ConnectTimeout":
+                    why = f"no connection within {min(CONNECT_S, self.policy.timeout_s):g}s"
+                else:
+                    why = deadline_reason(self.policy.timeout_s, None if answered[0] else 0)
                 if timeouts > 1:
-                    raise TimedOut(f"no answer within {self.policy.timeout_s:g}s") from None
-                log.warning("judge request timed out; retrying once")
+                    raise TimedOut(f"{why} (asked twice)") from None
+                log.warning("judge request timed out (%s); retrying once", why)
                 await self._sleep(self.policy.backoff(0))
                 continue
             except openai.APIConnectionError as exc:
@@ -322,6 +381,14 @@ class ChatClient:
                     raise LogprobsRejected(message) from None
                 if refused and n is not None and n > 1 and _mentions_n(message):
                     raise NRejected(message) from None
+                if (
+                    status == 400
+                    and max_tokens is not None
+                    and token_key == "max_tokens"
+                    and "max_tokens" in message.lower()
+                ):
+                    token_key = self.token_key = "max_completion_tokens"
+                    continue
                 retryable = status in RETRY_STATUSES or status >= 500
                 if status == 429 and _is_quota_error(exc):
                     retryable = False  # waiting does not refill a spent quota
@@ -341,6 +408,8 @@ class ChatClient:
             except (openai.APIResponseValidationError, ValueError) as exc:
                 log.warning("judge response is not a valid chat completion: %s", exc)
                 return Completion(None, 0, 0, has_usage=False)
+            finally:
+                _answered.reset(token)
             return _completion(resp)
 
 
@@ -387,8 +456,8 @@ def _completion(resp: Any) -> Completion:
         return Completion(text, 0, 0, has_usage=False, choices=choices)
     return Completion(
         text,
-        int(getattr(usage, "prompt_tokens", 0) or 0),
-        int(getattr(usage, "completion_tokens", 0) or 0),
+        max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
+        max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
         has_usage=True,
         choices=choices,
     )

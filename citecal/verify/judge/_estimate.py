@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from citecal.config import JudgeConfig
 from citecal.verify.judge._asks import answer_variant, answers_per_claim, plan_asks
 from citecal.verify.judge._batching import make_batches
-from citecal.verify.judge._budget import answer_allowance, prompt_tokens
+from citecal.verify.judge._budget import answer_allowance, answer_ceiling, prompt_tokens
 from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
 from citecal.verify.judge._injection import screen
 from citecal.verify.judge._judge import judge_base_url
@@ -64,16 +64,19 @@ def estimate_cost(
             if cache is None:
                 store.close()
         hits = len(screened) - len(pending)
-    batches = make_batches(pending, config.max_batch_size)
+    batches = make_batches(pending, config.max_batch_size, config.max_code_lines)
     asks = plan_asks(config, template, variants)
     n_prompt = 0
     completion_tokens = 0
+    ceiling_tokens = 0
     for b in batches:
-        for ask in asks:
+        for ask in asks:  # K answers of a request with n=K each reserve max_tokens
             messages = render_messages(ask.prompt, b, config.max_code_lines, config.context_lines)
             n_prompt += prompt_tokens(messages, model)
             completion_tokens += answer_allowance(len(b)) * ask.n
+            ceiling_tokens += answer_ceiling(len(b), config) * ask.n
     cost = cost_usd(model, n_prompt, completion_tokens, config.pricing)
+    ceiling = cost_usd(model, n_prompt, ceiling_tokens, config.pricing)
     warnings = []
     if cost is None:
         warnings.append(f"no price for model {model}: cost estimated as 0")
@@ -89,4 +92,5 @@ def estimate_cost(
         warnings=warnings,
         confidence_source=config.confidence,
         samples=answers_per_claim(config),
+        ceiling_usd=ceiling or 0.0,
     )

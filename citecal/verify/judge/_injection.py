@@ -18,100 +18,17 @@ gives the false-positive count on the ground-truth sources). Pure functions.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
+from citecal.models import Verdict
+from citecal.verify.judge._normalise import fold, readings, suspicious
+from citecal.verify.judge._patterns import GATES, compiled, trigger_keys, word_beginnings
 from citecal.verify.judge._types import JudgeRequest
 
 INJECTION_REASON = "possible prompt injection"
 """The reason recorded on a claim held back from the judge (``abstain_reason``)."""
-
-# Who an injected note speaks to. "reviewer", "checker" and the like are people too, so they
-# count only with a word saying they are machines ("automated reviewers").
-_MACHINE = r"(?:automated|automatic|ai|a\.i\.|llm|machine|bot|robot|language[- ]model|gpt)"
-_AI_READER = (
-    r"(?:ai|a\.i\.|llms?|large language models?|language models?|(?:ai |virtual )?assistants?"
-    r"|chat ?bots?|bots?|agents?|graders?|judges?|evaluators?|chatgpt|gpt(?:-?\d[\w.-]*)?"
-    r"|claude|gemini|copilot)"
-)
-_PERSON_READER = r"(?:reviewers?|checkers?|verifiers?|auditors?|scanners?|readers?|models?)"
-_READER = rf"(?:{_AI_READER}|{_MACHINE}[\s-]+{_PERSON_READER})"
-
-_VERDICT_WORD = (
-    r"(?:supports?|supported|verified|correct|accurate|true|valid|pass(?:es|ed)?|high confidence)"
-)
-
-_PATTERNS: tuple[tuple[str, str], ...] = (
-    # "ignore previous instructions", "disregard all prior rules", "forget the above"
-    (
-        "override",
-        r"\b(?:ignore|disregard|forget|override|skip)\s+(?:all\s+|any\s+|every\s+|the\s+|your\s+"
-        r"|of\s+)*(?:previous|prior|above|earlier|preceding|former|other|system|original)"
-        r"\s+(?:instructions?|prompts?|rules?|directions?|guidelines?|directives?|context"
-        r"|messages?|tasks?)",
-    ),
-    # "you are an AI judge", "you are now a helpful assistant", "act as the grader"
-    (
-        "role",
-        rf"\b(?:you\s+are|you're|act\s+as|pretend\s+to\s+be|as\s+an?)\s+(?:now\s+)?(?:an?\s+|the\s+)?"
-        rf"(?:helpful\s+|impartial\s+|automated\s+|strict\s+|expert\s+)*{_READER}\b(?!\s*[.(_])"
-        r"(?=[^.\n]{0,60}\b(?:you|your|must|should|answer|respond|reply|evaluat|judg|grad|review"
-        r"|verif|instruct|task|output))",
-    ),
-    # "Note for automated reviewers:", "Message to the AI judge", "Attention LLM:"
-    (
-        "address",
-        rf"\b(?:note|notes|message|instructions?|attention|hint|memo|reminder|info|information"
-        rf"|directive|important)\s*(?:for|to)?\s+(?:the\s+|any\s+|all\s+|every\s+)?{_READER}\b"
-        # a possessive names someone else's thing ("the message to the agent's queue" in an
-        # actor library, javadoc's `agent\s`), not the reader being addressed
-        r"(?!['\u2019]s\b|\\s\b)",
-    ),
-    ("address", rf"\b(?:dear|hey|hi|hello|attention)\s+{_READER}\b"),
-    ("address", rf"(?:^|[\s#/*;-]){_READER}\s*(?:,|:)\s*(?:please\s+|you\s+|ignore|answer|mark)"),
-    # "answer supports", "respond with supported", "mark this claim as verified"
-    (
-        "verdict",
-        r"(?<![\w.=])(?:answer|respond|reply|mark|rate|grade|classify|treat|consider)"
-        r"(?:\s+(?:with|as|that|it|this|each|every|all|the|claims?|citations?|them)|\s*:)*"
-        rf"\s+[\"'`]?{_VERDICT_WORD}[\"'`]?(?!\s*[(=.\[\w])"
-        r"(?=[^\n]{0,80}\b(?:claims?|citations?|judge|review|verdict|answer|respond|this file)"
-        r"|[^\n]{0,3}$|[^\n]{0,3}[.!])",
-    ),
-    # A judge's answer written out for it to copy.
-    (
-        "verdict",
-        r"[\"']supports[\"']\s*:\s*true\b(?=[^\n]{0,80}[\"'](?:confidence|score)[\"'])",
-    ),
-    # "every claim citing this file is verified", "all claims about this module are correct"
-    (
-        "verdict",
-        r"\b(?:every|each|all|any)\s+(?:claims?|citations?|statements?)\s+(?:\w+\s+){0,6}?"
-        rf"(?:is|are|must\s+be|should\s+be|has\s+been|have\s+been)\s+(?:already\s+)?"
-        rf"(?:\w+\s+)?{_VERDICT_WORD}\b",
-    ),
-    # Forged prompt structure: chat-template tokens, role headers, the prompts' own data tags.
-    # `[INST]` right after a name or a bracket is a subscript (`_instances[inst]`), not a token.
-    (
-        "structure",
-        r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|(?<![\w\])])\[/?INST\]|<</?SYS>>"
-        r"|</?\s*untrusted_input\s*>|^\s*#{1,4}\s*(?:system|assistant)\s*(?:prompt|message)?\s*:?\s*$"
-        r"|\b(?:system\s+prompt|end\s+of\s+(?:the\s+)?(?:untrusted\s+)?(?:input|data|code|claim))\b"
-        r"(?=[^\n]{0,60}\b(?:ignore|new|now|instruction|follow|answer|you))",
-    ),
-)
-
-_COMPILED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(p, re.IGNORECASE | re.MULTILINE)) for kind, p in _PATTERNS
-)
-
-_INVISIBLE_RE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
-_COMMENT_LEADER_RE = re.compile(
-    r"^[ \t]*(?:#+|//+|/\*+|\*+/?|--+|;+|%+|<!--|'''|\"\"\")[ \t]?", re.M
-)
-_SPACE_RE = re.compile(r"[ \t]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,10 +36,15 @@ class Injection:
     """Where text addressed to the judge was found, and the words that matched."""
 
     where: str
-    """``claim``, ``code`` (the cited lines) or ``context`` (lines around them)."""
+    """``claim``, ``citation``, ``code`` (the cited lines), ``context`` (lines around them),
+    ``other citation`` (a sibling's lines), ``claim and code together`` (a phrase split
+    between them) or ``batch`` (split between claims judged in one request)."""
     kind: str
     """``override``, ``role``, ``address``, ``verdict`` or ``structure``."""
     text: str
+    """The words that matched, as the screen read them (folded, decoded)."""
+    language: str = "en"
+    """The language of the pattern that matched (ISO 639-1)."""
 
     def reason(self) -> str:
         """The sentence stored as the claim's reasoning."""
@@ -132,57 +54,167 @@ class Injection:
         )
 
 
-def normalise(text: str) -> str:
-    """Text as the patterns see it: NFKC, invisible characters dropped, comment leaders removed.
+_patterns = lru_cache(maxsize=1)(compiled)
 
-    A note split over comment lines (``# Note for automated\\n# reviewers: ...``) reads as
-    one line; zero-width characters and full-width letters do not hide a phrase.
+
+@lru_cache(maxsize=1)
+def _keys() -> tuple[frozenset[str] | None, ...]:
+    return tuple(trigger_keys(stems) for _, _, stems, _ in _patterns()[0])
+
+
+def find_injection(
+    text: str, where: str = "claim", kinds: frozenset[str] | None = None
+) -> Injection | None:
+    """The first text in ``text`` addressed to the judge, or None (see the module doc).
+
+    Every reading of the text is searched (:func:`~._normalise.readings`): NFKC, no
+    invisible characters, look-alike letters folded, tag characters, escapes,
+    base64, hex, rot13 and leetspeak decoded, comment lines and string pieces joined.
     """
-    text = _INVISIBLE_RE.sub("", unicodedata.normalize("NFKC", text))
-    text = _COMMENT_LEADER_RE.sub("", text)
-    return _SPACE_RE.sub(" ", text)
-
-
-def _joined(text: str) -> str:
-    # Lines joined too, so a phrase broken at a line end is still one phrase.
-    return re.sub(r"\s*\n\s*", " ", text)
-
-
-def find_injection(text: str, where: str = "claim") -> Injection | None:
-    """The first text in ``text`` addressed to the judge, or None (see the module doc)."""
     if not text:
         return None
-    clean = normalise(text)
-    for candidate in (clean, _joined(clean)):
-        for kind, pattern in _COMPILED:
-            m = pattern.search(candidate)
-            if m is not None:
-                snippet = m.group(0).strip()
-                return Injection(where, kind, snippet[:120])
+    prose, structure, _ = _patterns()
+    keys = _keys()
+    words, lines = readings(text)
+    scripts = {lang: bool(gate.search(words)) for lang, gate in GATES.items()}
+    beginnings = word_beginnings(words)
+    for (kind, lang, stems, pattern), key in zip(prose, keys, strict=True):
+        if kinds is not None and kind not in kinds:
+            continue
+        if not scripts.get(lang, True):
+            continue
+        if key is not None:  # a cheap prefilter: no word begins like a trigger
+            if key.isdisjoint(beginnings):
+                continue
+        elif stems is not None and not any(t in words for t in stems):
+            continue
+        m = pattern.search(words)
+        if m is not None:
+            return Injection(where, kind, m.group(0).strip()[:120], lang)
+    for kind, pattern in structure:
+        m = pattern.search(lines)
+        if m is not None:
+            return Injection(where, kind, m.group(0).strip()[:120])
     return None
+
+
+PROMPT_KINDS = frozenset({"override", "structure"})
+"""What counts as an injection in a judge prompt (which addresses the judge by nature)."""
+
+
+def prompt_injection(
+    text: str, where: str = "prompt", *, data_tags: bool = False
+) -> Injection | None:
+    """Text in a judge prompt (a ``--prompt`` file, an ``align`` critic's edit) that overrides
+    the instructions, forges prompt structure, or dictates a verdict unconditionally or for
+    claims picked by what they mention (README "Security").
+
+    ``data_tags``: the text is a whole prompt, whose templates put the claims between
+    ``<untrusted_input>`` tags; those tags are its own, not forged.
+    """
+    if data_tags:
+        text = text.replace("<untrusted_input>", "").replace("</untrusted_input>", "")
+    found = find_injection(text, where, PROMPT_KINDS)
+    if found is not None:
+        return found
+    _, _, prompt = _patterns()
+    words, _ = readings(text)
+    for kind, lang, _, pattern in prompt:
+        m = pattern.search(words)
+        if m is not None:
+            return Injection(where, kind, m.group(0).strip()[:120], lang)
+    return None
+
+
+def _shown_code(code: str, max_code_lines: int | None) -> str:
+    if max_code_lines is None:
+        return code
+    return "\n".join(code.split("\n", max_code_lines)[:max_code_lines])
+
+
+def _parts(request: JudgeRequest, max_code_lines: int | None) -> list[tuple[str, str]]:
+    """What the judge reads of one request, part by part, in the prompt's order."""
+    return [
+        ("claim", request.claim),
+        ("citation", request.citation),
+        ("context", request.before),
+        ("code", _shown_code(request.code, max_code_lines)),
+        ("context", request.after),
+        *(
+            ("other citation", f"{c}\n{_shown_code(text, max_code_lines)}")
+            for c, text in request.siblings
+        ),
+    ]
+
+
+def read_together(parts: Sequence[tuple[str, str]]) -> Injection | None:
+    """Text addressed to the judge in ``parts`` read one after the other, as the judge does.
+
+    A phrase split between parts ("Graders:" ending the claim, "the answer is
+    supports" in a code comment) is found in the whole; it is named after the
+    single part that holds it when one does.
+    """
+    whole = find_injection("\n".join(text for _, text in parts if text), "together")
+    if whole is None:
+        return None
+    for where, text in parts:
+        alone = find_injection(text, where)
+        if alone is not None:
+            return alone
+    return whole
 
 
 def request_injection(request: JudgeRequest, max_code_lines: int | None = None) -> Injection | None:
     """Text addressed to the judge in what the judge would see of one request.
 
-    The claim, the citation, the cited lines and the context lines shown
-    around them are all untrusted: each is checked. Cited code past
-    ``max_code_lines`` is cut from the prompt, so it is not searched either.
+    The claim, the citation, the cited lines, the context lines shown around
+    them and the sentence's other citations are all untrusted and are read
+    together, as the judge reads them. Cited code past ``max_code_lines`` is
+    cut from the prompt, so it is not searched either.
     """
-    code = request.code
-    if max_code_lines is not None:
-        code = "\n".join(code.split("\n", max_code_lines)[:max_code_lines])
-    for where, text in (
-        ("claim", request.claim),
-        ("citation", request.citation),
-        ("code", code),
-        ("context", f"{request.before}\n{request.after}".strip("\n")),
-        *(("other citation", f"{c}\n{text}") for c, text in request.siblings),
-    ):
-        found = find_injection(text, where)
-        if found is not None:
-            return found
+    found = read_together(_parts(request, max_code_lines))
+    if found is not None and found.where == "together":
+        return Injection("claim and code together", found.kind, found.text, found.language)
+    return found
+
+
+def batch_injection(
+    requests: Sequence[JudgeRequest], max_code_lines: int | None = None
+) -> Injection | None:
+    """Text addressed to the judge in a whole batch request, split between its claims."""
+    if len(requests) < 2:
+        return None
+    parts = [p for r in requests for p in _parts(r, max_code_lines)]
+    found = find_injection("\n".join(text for _, text in parts if text), "batch")
+    return found
+
+
+def suspicion(request: JudgeRequest, max_code_lines: int | None = None) -> str | None:
+    """Why a request hides something from a reader (invisible or look-alike characters, an
+    encoded run), or None: such a request is judged alone, never batched (README "Security")."""
+    for where, text in _parts(request, max_code_lines):
+        why = suspicious(text)
+        if why is not None:
+            return f"{why} in the {where}"
     return None
+
+
+def hold_back(base: Verdict | None, found: Injection, prompt_version: str | None = None) -> Verdict:
+    """The verdict of a claim held back for a person: ``unverified``, whatever a rule, the
+    local verifier or a judge would have said (README "Security"); the rule's evidence
+    (terms found and missing) is kept for the person."""
+    kept = base or Verdict(verdict="unverified", method="llm", confidence="low")
+    return replace(
+        kept,
+        verdict="unverified",
+        confidence="low",
+        score=None,
+        reasoning=found.reason(),
+        model=None,
+        prompt_version=prompt_version,
+        abstain_reason="possible prompt injection",
+        escalated_from=None,
+    )
 
 
 def screen(
@@ -198,3 +230,18 @@ def screen(
         else:
             held[r.key] = found
     return clean, held
+
+
+__all__ = [
+    "INJECTION_REASON",
+    "Injection",
+    "batch_injection",
+    "find_injection",
+    "fold",
+    "hold_back",
+    "prompt_injection",
+    "read_together",
+    "request_injection",
+    "screen",
+    "suspicion",
+]

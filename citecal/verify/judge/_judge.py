@@ -41,14 +41,18 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 from urllib.parse import urlparse
 
-import openai
-
 from citecal.config import JudgeConfig
 from citecal.errors import InputError
 from citecal.models import Verdict, support_of, support_score, verdict_confidence
 from citecal.verify.judge._asks import Ask, answer_variant, plan_asks
 from citecal.verify.judge._batching import make_batches
-from citecal.verify.judge._budget import BUDGET_REASON, Budget, request_estimate
+from citecal.verify.judge._budget import (
+    BUDGET_REASON,
+    Budget,
+    answer_ceiling,
+    request_ceiling,
+    request_estimate,
+)
 from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
 from citecal.verify.judge._client import (
     ChatClient,
@@ -63,9 +67,10 @@ from citecal.verify.judge._client import (
     TemperatureRejected,
     TimedOut,
     Unreachable,
+    openai_client,
 )
 from citecal.verify.judge._confidence import aggregate, logprob_confidences
-from citecal.verify.judge._injection import INJECTION_REASON, Injection, screen
+from citecal.verify.judge._injection import INJECTION_REASON, Injection, hold_back, screen
 from citecal.verify.judge._parse import (
     AnswerParseError,
     JudgeAnswer,
@@ -380,12 +385,7 @@ class Judge:
                 await loop.run_in_executor(None, self.budget.check_estimate, estimate)
             else:
                 self.budget.check_estimate(estimate)
-        client = openai.AsyncOpenAI(
-            api_key=self._api_key,
-            base_url=self.base_url,
-            max_retries=0,
-            timeout=self.config.timeout_s,
-        )
+        client = openai_client(self.base_url, self._api_key, self.config.timeout_s)
         chat = ChatClient(
             client,
             self.base_url,
@@ -413,7 +413,12 @@ class Judge:
             coros: list[Awaitable[dict[str, Verdict]]] = [
                 from_cache(r) for r in unique if r.key in first
             ]
-            coros += [from_batch(b) for b in make_batches(pending, self.config.max_batch_size)]
+            coros += [
+                from_batch(b)
+                for b in make_batches(
+                    pending, self.config.max_batch_size, self.config.max_code_lines
+                )
+            ]
             parts = await _gather_or_cancel(coros)
         finally:
             await client.close()
@@ -458,7 +463,9 @@ class Judge:
             return 0.0
         total = 0.0
         asks = self._plan()
-        for batch in make_batches(list(pending), self.config.max_batch_size):
+        for batch in make_batches(
+            list(pending), self.config.max_batch_size, self.config.max_code_lines
+        ):
             for ask in asks:
                 messages = render_messages(
                     ask.prompt, batch, self.config.max_code_lines, self.config.context_lines
@@ -511,16 +518,7 @@ class Judge:
         )
 
     def _held_back(self, found: Injection) -> Verdict:
-        return Verdict(
-            verdict="unverified",
-            method="llm",
-            confidence="low",
-            score=None,
-            reasoning=found.reason(),
-            model=None,
-            prompt_version=self.prompt_version,
-            abstain_reason="possible prompt injection",
-        )
+        return hold_back(None, found, self.prompt_version)
 
     def _verdict(
         self,
@@ -587,9 +585,11 @@ class Judge:
         messages = render_messages(
             ask.prompt, batch, self.config.max_code_lines, self.config.context_lines
         )
-        # README "Security": a request starts only when its estimate fits in what is left,
-        # checked when it holds its slot, after the answers before it were counted.
-        estimate = request_estimate(messages, len(batch), model, self.config, ask.n)
+        # README "Security": a request starts only when what it can cost at most (its prompt
+        # and its max_tokens for each of its n answers) fits in what is left, checked when it
+        # holds its slot, after the answers before it were counted.
+        ceiling = answer_ceiling(len(batch), self.config)
+        estimate = request_ceiling(messages, ceiling * ask.n, model, self.config)
         held = False
 
         async def admit() -> bool:
@@ -604,7 +604,9 @@ class Judge:
             return held
 
         try:
-            comp = await self._complete(chat, model, messages, len(batch) > 1, tally, admit, ask)
+            comp = await self._complete(
+                chat, model, messages, len(batch) > 1, tally, admit, ask, ceiling
+            )
         except NotAdmitted:
             raise _OverBudget from None
         except BaseException:
@@ -640,6 +642,7 @@ class Judge:
         tally: _Tally,
         admit: Callable[[], Awaitable[bool]],
         ask: Ask,
+        max_tokens: int,
     ) -> Completion:
         """The API request; falls back to plain JSON / default temperature / no logprobs once."""
         while True:
@@ -648,7 +651,14 @@ class Judge:
             top = ask.top_logprobs if self._logprobs else None
             try:
                 comp = await chat.complete(
-                    model, messages, rf, temperature, admit, n=ask.n, top_logprobs=top
+                    model,
+                    messages,
+                    rf,
+                    temperature,
+                    admit,
+                    n=ask.n,
+                    top_logprobs=top,
+                    max_tokens=max_tokens,
                 )
             except ResponseFormatRejected as exc:
                 if self._structured:

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from citecal._io import read_text_file
+from citecal._io import decode_text, read_regular_bytes
 from citecal.errors import InputError
 from citecal.verify.judge._types import JudgeRequest
 
 SECTIONS: tuple[str, ...] = ("system", "single", "batch", "batch_item")
+INJECTION_REASON = "possible prompt injection"
 """Sections every prompt file must have, each opened by a ``## name`` line."""
 
 _SECTION_RE = re.compile(r"^##[ \t]+([A-Za-z_]+)[ \t]*$", re.MULTILINE)
@@ -81,6 +82,25 @@ def parse_prompt(text: str, name: str, source: str = "<string>") -> PromptTempla
     )
 
 
+MAX_PROMPT_BYTES = 512 * 1024
+"""Largest prompt file read (README "Security"): a prompt is sent with every request."""
+
+
+def prompt_warning(template: PromptTemplate) -> str | None:
+    """A warning when a prompt file holds text that steers the judge (README "Security")."""
+    from citecal.verify.judge._injection import prompt_injection
+
+    for section in SECTIONS:
+        found = prompt_injection(getattr(template, section), f"## {section}", data_tags=True)
+        if found is not None:
+            return (
+                f"prompt {template.source}: the {found.where} section holds text that steers"
+                f" the judge ({found.text!r}: {INJECTION_REASON}); it is sent with every"
+                " request: check the file"
+            )
+    return None
+
+
 def load_prompt(spec: str) -> PromptTemplate:
     """Load a shipped prompt by version name (``"v1"``) or a prompt file by path.
 
@@ -91,7 +111,9 @@ def load_prompt(spec: str) -> PromptTemplate:
     looks_like_path = "/" in spec or "\\" in spec or spec.endswith(".md") or Path(spec).is_file()
     if looks_like_path:
         path = Path(spec)
-        text = read_text_file(path, "prompt file")
+        text = decode_text(
+            read_regular_bytes(path, "prompt file", MAX_PROMPT_BYTES), path, "prompt file"
+        )
         return parse_prompt(text, path.stem, str(path))
     available = available_prompts()
     if spec not in available:
@@ -133,7 +155,8 @@ def _fill(template: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER_RE.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def _fence_for(text: str) -> str:
+def fence_for(text: str) -> str:
+    """A code fence longer than any backtick run in ``text``: no line of it closes the fence."""
     longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
     return "`" * max(3, longest + 1)
 
@@ -168,7 +191,7 @@ def code_block(request: JudgeRequest, max_code_lines: int, context_lines: int | 
     for i, line in enumerate(after):
         rows.append(f"{request.start_line + len(cited) + i:>{width}}   {line}".rstrip())
     body = "\n".join(rows)
-    fence = _fence_for(body)
+    fence = fence_for(body)
     block = f"{fence}{request.language or ''}\n{body}\n{fence}"
     if not request.siblings:
         return block
@@ -193,7 +216,7 @@ def siblings_text(request: JudgeRequest, max_code_lines: int) -> str:
             if len(lines) > max_code_lines
             else ""
         )
-        fence = _fence_for(shown)
+        fence = fence_for(shown)
         parts.append(f"Other citation {citation}:\n{fence}\n{shown}{more}\n{fence}")
     return "\n\n".join(parts)
 

@@ -31,7 +31,7 @@ from citecal.verify.judge._types import JudgeRequest, JudgeRun
 if TYPE_CHECKING:
     import pandas as pd
 
-    from citecal.calibrate._fewshot import FewShot
+    from citecal.calibrate import FewShot
     from citecal.config import JudgeConfig
 
 

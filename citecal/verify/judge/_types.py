@@ -96,6 +96,9 @@ class DryRunEstimate:
     confidence_source: ConfidenceSource = "verbal"
     samples: int = 1
     """Answers counted per claim: K for consistency and simulated (README "Judge confidence")."""
+    ceiling_usd: float = 0.0
+    """Dollars the requests can cost at most: their prompts plus their ``max_tokens``, what
+    they reserve of a spending cap before they are sent (README "Security")."""
 
     @property
     def tokens(self) -> int:
