@@ -194,3 +194,51 @@ def test_eval_asks_the_strong_model_only_what_the_cheap_one_is_unsure_of(
     assert not any(
         k.startswith("judge:") for k in json.loads(wrong.stdout)["summary"]["cascade"]["decided_by"]
     )
+
+
+def test_judge_tiers_send_a_doubted_supports_to_a_person_whatever_its_confidence(
+    judged: dict[tuple[str, str], pd.DataFrame], tmp_path: Path
+) -> None:
+    """Judge and verifier disagree (issue 29 1c) holds in a cascade of judge tiers too.
+
+    The judge tiers of the test above, with the shipped verifier and calibrator and a cut of
+    1.0: every judge ``supports`` is strongly doubted, so none may stand, however sure the
+    judge's ``logprob`` confidence is; its ``not_supports`` verdicts still decide.
+    """
+    table = tmp_path / "two.parquet"
+    _both(judged, "logprob").to_parquet(table)
+    fitted = tmp_path / "fitted.json"
+    res = CliRunner().invoke(
+        cli, ["calibrate", str(table), "--write-cascade", str(fitted), "--agreement", "0.9"]
+    )
+    assert res.exit_code == 0, res.output
+    shipped = json.loads(load_cascade("default").model_dump_json())
+    data = json.loads(fitted.read_text())
+    data["verifier"], data["calibrator"] = shipped["verifier"], shipped["calibrator"]
+    data["calibrator"]["disagree_below"] = 1.0
+    for tier in data["tiers"]:  # only the judge tiers decide: every valid claim reaches them
+        if tier["kind"] != "judge":
+            for th in tier["thresholds"].values():
+                th["value"] = None
+    cascade = tmp_path / "doubting.json"
+    cascade.write_text(json.dumps(data))
+    with FakeOpenAIServer(mode="realistic") as srv:
+        env = {
+            "OPENAI_BASE_URL": srv.base_url,
+            "OPENAI_API_KEY": "test-key",
+            "CITECAL_CACHE_PATH": str(tmp_path / "cache.sqlite3"),
+        }
+        r = CliRunner().invoke(
+            cli,
+            ["eval", str(EXAMPLES / "report.md"), "--repo", str(EXAMPLES / "shopcart"),
+             "-f", "json", "--cascade", str(cascade), "--confidence", "logprob"],
+            env=env,
+        )  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    rows = [c for c in doc["citations"] if c["method"] == "llm"]
+    assert rows and not any(c["verdict"] == "supports" for c in rows)
+    doubted = [c for c in rows if c["abstain_reason"] == "judge and verifier disagree"]
+    assert doubted and all(c["suggested_action"] == "annotate" for c in doubted)
+    assert all(c["confidence_source"] == "logprob" for c in doubted)
+    assert doc["summary"]["cascade"]["disagreed"] == len(doubted)

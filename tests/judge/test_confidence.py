@@ -341,37 +341,48 @@ def test_the_dry_run_counts_k_answers(tmp_path: Path, make_request: MakeRequest)
 def test_the_spending_cap_reserves_k_answers(
     realistic: FakeOpenAIServer, tmp_path: Path, make_request: MakeRequest
 ) -> None:
-    from citecal.verify.judge import Budget
-    from citecal.verify.judge._budget import answer_allowance, prompt_tokens
-    from citecal.verify.judge._pricing import cost_usd
+    """A request for K samples reserves its prompt plus K answers of max_tokens (README
+    "Security": what a request can cost at most, before it is sent)."""
+    from citecal.verify.judge import Budget, answer_ceiling, request_ceiling
     from citecal.verify.judge._prompts import render_messages
 
     req = make_request(0)
     config = _config(realistic, tmp_path, confidence="consistency", samples=5, cache=False)
     messages = render_messages(load_prompt("v3"), [req], config.max_code_lines, 3)
-    one = (
-        cost_usd(
-            "gpt-4o-mini",
-            prompt_tokens(messages, "gpt-4o-mini"),
-            answer_allowance(1),
-            config.pricing,
-        )
-        or 0
-    )
-    five = (
-        cost_usd(
-            "gpt-4o-mini",
-            prompt_tokens(messages, "gpt-4o-mini"),
-            5 * answer_allowance(1),
-            config.pricing,
-        )
-        or 0
-    )
-    # A cap between one answer's estimate and five's: the request for five is not sent.
+    one = request_ceiling(messages, answer_ceiling(1, config), "gpt-4o-mini", config)
+    five = request_ceiling(messages, 5 * answer_ceiling(1, config), "gpt-4o-mini", config)
+    assert 0 < one < five
+    # A cap between one answer's ceiling and five's: the request for five is not sent.
     run = build_judge(config, budget=Budget((one + five) / 2)).judge([req])
     assert realistic.calls == 0 and run.budget_reached == 1
     run = build_judge(config, budget=Budget(five * 1.01)).judge([req])
     assert realistic.calls == 1 and run.verdicts["c0"].confidence_source == "consistency"
+
+
+def test_k_rambling_samples_are_each_cut_at_max_tokens_and_the_cap_holds(
+    server: FakeOpenAIServer, make_config: MakeConfig, make_request: MakeRequest
+) -> None:
+    """README "Security" with README "Judge confidence": a request for n=K samples sets
+    ``max_tokens``, the server cuts each choice there, and K long answers cannot take the
+    spending past the cap (each request reserved its prompt plus K times max_tokens)."""
+    from citecal.verify.judge import Budget, answer_ceiling
+
+    answer = {"reasoning": "Let me think. " * 4000, "supports": True, "confidence": "high"}
+    server.handler = lambda req: Reply.json(answer)
+    config = make_config(
+        confidence="consistency", samples=5, max_tokens=64, max_tokens_per_claim=32
+    )
+    budget = Budget(0.02)
+    run = build_judge(config, budget=budget).judge(_requests(make_request, 3))
+    assert server.requests and all(
+        r.body.get("n") == 5 and r.body.get("max_tokens") == answer_ceiling(len(r.claims), config)
+        for r in server.requests
+    )
+    assert {len(r.claims) for r in server.requests} == {1, 3}  # the batch, then each alone
+    assert run.completion_tokens <= sum(5 * r.body["max_tokens"] for r in server.requests)
+    assert run.cost_usd <= 0.02 and budget.spent() <= 0.02
+    # Cut answers are not JSON: no verdict is made up from them.
+    assert all(v.verdict == "unverified" for v in run.verdicts.values())
 
 
 def test_llama_cpps_http_500_for_n_is_a_refusal_not_an_outage(
