@@ -115,6 +115,8 @@ def to_result(outcome: Outcome, near_lines: int = 10) -> CitationResult:
             confidence=first.confidence,
             score=first.score,
             reasoning=first.reasoning,
+            confidence_source=first.confidence_source,
+            confidence_value=first.confidence_value,
         )
     return CitationResult(
         id=ex.id,
@@ -148,6 +150,8 @@ def to_result(outcome: Outcome, near_lines: int = 10) -> CitationResult:
         cost_usd=v.cost_usd if v is not None else 0.0,
         escalated_from=escalated,
         abstain_reason=v.abstain_reason if v is not None else None,
+        confidence_source=v.confidence_source if v is not None else None,
+        confidence_value=v.confidence_value if v is not None else None,
         p_supports=outcome.p_supports if val.valid else None,
         **excerpt_fields(ex.citation, outcome.excerpt),
     )

@@ -27,6 +27,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from citecal.errors import ConfigError
+from citecal.models import ConfidenceSource
 
 # Indicator lists from README "Routing", kept as data so users can extend them. They are
 # matched case-insensitively; _SYMBOL (a code span, snake_case/dotted name, `name()`,
@@ -172,6 +173,41 @@ class JudgeConfig(_Section):
         ge=0,
         allow_inf_nan=False,
         description="With no cap: a run estimated above this asks first (--yes skips).",
+    )
+    # Judge confidence (README "Judge confidence").
+    confidence: ConfidenceSource = Field(
+        "verbal",
+        description="How the judge's confidence_value is measured (--confidence): its words, "
+        "its verdict token's probability, K samples' agreement, or K simulated annotators'.",
+    )
+    samples: int = Field(
+        5,
+        ge=2,
+        le=20,
+        description="K (--samples): samples (consistency) or few-shot variants (simulated).",
+    )
+    sample_temperature: float = Field(
+        0.7,
+        gt=0,
+        le=2,
+        allow_inf_nan=False,
+        description="Temperature of the consistency samples (above 0, or they cannot differ).",
+    )
+    use_n: bool = Field(
+        True,
+        description="Ask for the K consistency samples in one request (n=K); false sends K "
+        "requests. A server that returns fewer choices is asked again per sample anyway.",
+    )
+    top_logprobs: int = Field(
+        5, ge=1, le=20, description="Alternatives per token asked for with --confidence logprob."
+    )
+    simulated_from: str | None = Field(
+        None,
+        description="Annotation table the simulated annotators' labelled examples are mined "
+        "from (--simulated-from).",
+    )
+    simulated_examples: int = Field(
+        4, ge=1, le=20, description="Labelled examples shown to each simulated annotator."
     )
     max_tokens: int = Field(
         800,

@@ -29,6 +29,14 @@ Method = Literal["extractive", "llm", "local"]
 of the cascade (README "The cascade")."""
 
 Confidence = Literal["high", "medium", "low"]
+"""The judge's own word on how sure it is (recorded; real models do not calibrate it)."""
+
+ConfidenceSource = Literal["verbal", "logprob", "consistency", "simulated"]
+"""Where a judged row's ``confidence_value`` comes from (README "Judge confidence"): the
+judge's own words, the probability of its verdict token, the agreement of K samples, or
+the agreement of K few-shot variants built from people's labels (simulated annotators)."""
+
+CONFIDENCE_SOURCES: tuple[ConfidenceSource, ...] = ("verbal", "logprob", "consistency", "simulated")
 
 Mode = Literal["extractive", "abstractive", "unknown"]
 """Claim classification (README "Routing"): which verifier a claim needs."""
@@ -215,6 +223,10 @@ class Verdict:
     (``classify.use_llm_classification``)."""
     abstain_reason: AbstainReason | None = None
     """Why the claim was not sent to the judge (README "Security"); verdict ``unverified``."""
+    confidence_source: ConfidenceSource | None = None
+    """How ``confidence_value`` was measured; None for rows no judge decided."""
+    confidence_value: float | None = None
+    """How likely the verdict is right, in [0, 1] (README "Judge confidence")."""
 
 
 # Judge support score when a judge only gives a verdict and a confidence (README "Calibration").
@@ -236,6 +248,25 @@ def support_score(verdict: str, confidence: str, score: float | None = None) -> 
     if score is not None:
         return float(score)
     return VERDICT_CONFIDENCE_SCORE.get((verdict, confidence))
+
+
+def verdict_confidence(verdict: str, support: float | None) -> float | None:
+    """How likely ``verdict`` is right, given a support probability (README "Judge confidence").
+
+    A verdict is read as binary as everywhere else (:mod:`citecal.support`: only
+    ``supports`` supports): ``supports`` is right with probability ``support``, any
+    other decided verdict with ``1 − support``. None for ``unverified`` or no support.
+    """
+    if support is None or verdict == "unverified":
+        return None
+    s = min(1.0, max(0.0, float(support)))
+    return s if verdict == "supports" else 1.0 - s
+
+
+def support_of(verdict: str, confidence_value: float) -> float:
+    """The support probability a verdict and its confidence imply (inverse of the above)."""
+    c = min(1.0, max(0.0, float(confidence_value)))
+    return c if verdict == "supports" else 1.0 - c
 
 
 # --------------------------------------------------------------------------- stage 5 (JSON)
@@ -290,6 +321,16 @@ class Summary(_Model):
     excerpt_failed: int = Field(0, description="Of those, status failed (no item / location).")
     cascade: CascadeSummary | None = Field(
         None, description="Decisions per tier and the guarantee, with --cascade (README)."
+    )
+    confidence_source: ConfidenceSource | None = Field(
+        None,
+        description="How the judge's confidence was measured this run (judge.confidence, "
+        "--confidence); null when no judge ran.",
+    )
+    confidence_samples: int | None = Field(
+        None,
+        description="Answers asked per claim: K for consistency and simulated (their tokens "
+        "and cost are in llm_tokens and cost_usd), 1 otherwise; null when no judge ran.",
     )
     risk_bands: list[RiskBandCount] = Field(
         default_factory=list,
@@ -370,6 +411,12 @@ class EscalationRecord(_Model):
     confidence: Confidence
     score: float | None
     reasoning: str
+    confidence_source: ConfidenceSource | None = Field(
+        None, description="How the first answer's confidence_value was measured."
+    )
+    confidence_value: float | None = Field(
+        None, description="How likely the first answer's verdict was right, in [0, 1]."
+    )
 
 
 ExcerptStatus = Literal["verified", "unverified", "failed"]
@@ -450,6 +497,16 @@ class CitationResult(_Model):
         description="Do the sentence's citations together support it: supports when every "
         "one is valid and supports its part, not_supports when all are decided and one is "
         "not, else unverified.",
+    )
+    # Judge confidence (README "Judge confidence"); null for rows no judge decided.
+    confidence_source: ConfidenceSource | None = Field(
+        None,
+        description="How confidence_value was measured: verbal (the judge's own words), "
+        "logprob (its verdict token's probability), consistency (agreement of K samples) or "
+        "simulated (agreement of K few-shot variants built from people's labels).",
+    )
+    confidence_value: float | None = Field(
+        None, description="How likely the verdict is right, in [0, 1] (judged rows)."
     )
     # The review list (docs/explanation/cascade.md, "The review list").
     p_supports: float | None = Field(
@@ -560,6 +617,12 @@ class JudgeVerdict(_Model):
     prompt_version: str | None = Field(None, description="Judge prompt name + content hash.")
     reasoning: str | None = Field(None, description="Why, in the judge's words.")
     method: Method = Field("llm", description="llm, or extractive for a rule-based scorer.")
+    confidence_source: ConfidenceSource | None = Field(
+        None, description="How confidence_value was measured (README 'Judge confidence')."
+    )
+    confidence_value: float | None = Field(
+        None, ge=0, le=1, description="How likely the verdict is right, in [0, 1]."
+    )
 
     @classmethod
     def of(
@@ -572,17 +635,30 @@ class JudgeVerdict(_Model):
         prompt_version: str | None = None,
         reasoning: str | None = None,
         method: Method = "llm",
+        confidence_source: ConfidenceSource | None = None,
+        confidence_value: float | None = None,
     ) -> JudgeVerdict:
-        """A verdict with its support score computed (and clamped to [0, 1]) here, once."""
+        """A verdict with its support score computed (and clamped to [0, 1]) here, once.
+
+        An LLM verdict that does not say how its confidence was measured (an
+        evaluation written before README "Judge confidence") is the judge's own
+        word: ``verbal``, its value read from the support score.
+        """
         support = support_score(verdict, confidence or "medium", score)
+        support = None if support is None else min(1.0, max(0.0, support))
+        if confidence_value is None and confidence_source in (None, "verbal") and method == "llm":
+            confidence_value = verdict_confidence(verdict, support)
+            confidence_source = "verbal" if confidence_value is not None else None
         return cls(
             verdict=verdict,
             confidence=confidence,
-            score=None if support is None else min(1.0, max(0.0, support)),
+            score=support,
             model=model,
             prompt_version=prompt_version,
             reasoning=reasoning or None,
             method=method,
+            confidence_source=confidence_source if confidence_value is not None else None,
+            confidence_value=confidence_value,
         )
 
     @classmethod
@@ -596,6 +672,8 @@ class JudgeVerdict(_Model):
             prompt_version=v.prompt_version,
             reasoning=v.reasoning,
             method=v.method,
+            confidence_source=v.confidence_source,
+            confidence_value=v.confidence_value,
         )
 
     @classmethod
@@ -620,6 +698,8 @@ class JudgeVerdict(_Model):
             prompt_version=c.prompt_version,
             reasoning=c.reasoning,
             method=c.method,
+            confidence_source=c.confidence_source,
+            confidence_value=c.confidence_value,
         )
 
     def columns(self) -> dict[str, object]:
@@ -631,6 +711,8 @@ class JudgeVerdict(_Model):
             "judge_model": self.model,
             "prompt_version": self.prompt_version,
             "judge_reasoning": self.reasoning,
+            "confidence_source": self.confidence_source,
+            "confidence_value": self.confidence_value,
         }
 
 
@@ -641,5 +723,7 @@ JUDGE_COLUMNS: tuple[str, ...] = (
     "judge_model",
     "prompt_version",
     "judge_reasoning",
+    "confidence_source",
+    "confidence_value",
 )
 """The annotation table's columns that :meth:`JudgeVerdict.columns` fills."""

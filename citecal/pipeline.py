@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         Injection,
         Judge,
         JudgeRequest,
+        PromptTemplate,
         VerdictStore,
     )
 
@@ -485,6 +486,23 @@ def judge_requests(
     return requests
 
 
+def _apply_verdicts(
+    outcomes: list[Outcome], indexes: Sequence[int], verdicts: Mapping[str, Verdict]
+) -> list[Outcome]:
+    """A judge run's verdicts on the routed outcomes (the rule's evidence kept)."""
+    out = list(outcomes)
+    for i in indexes:
+        o = out[i]
+        v = verdicts.get(o.extracted.id)
+        if v is None:
+            continue
+        classification = o.classification
+        if o.judge_classifies and v.mode is not None and classification is not None:
+            classification = Classification(v.mode, classification.confidence, ("judge",))
+        out[i] = replace(o, verdict=_with_evidence(v, o.verdict), classification=classification)
+    return out
+
+
 def screen_outcomes(analysis: Analysis, store: SourceStore, config: Config) -> dict[int, Injection]:
     """Valid citations whose claim, code, context or sibling citations speak to the judge.
 
@@ -576,19 +594,28 @@ def evaluate_report(
 
         outcomes, indexes, decided_by = pre_judge(outcomes, cascade, store, judge is not None)
         analysis = replace(analysis, outcomes=outcomes)
-    if judge is not None and indexes:
+    if judge is not None and indexes and cascade is not None and cascade.tier("judge"):
+        # README "The cascade": each judge model in turn, cheapest first.
+        from citecal.cascade._apply import run_judge_tiers
+
+        requests = judge_requests(analysis, indexes, store, config)
+        outcomes, judged_by, runs, tier_warnings = run_judge_tiers(
+            outcomes,
+            indexes,
+            cascade,
+            judge,
+            dict(zip(indexes, requests, strict=True)),
+            _apply_verdicts,
+            judge_progress,
+        )
+        decided_by.update(judged_by)
+        calls = sum(r.calls for r in runs)
+        tokens = sum(r.prompt_tokens + r.completion_tokens for r in runs)
+        cost = sum(r.cost_usd for r in runs)
+        warnings.extend(dict.fromkeys([w for r in runs for w in r.warnings] + tier_warnings))
+    elif judge is not None and indexes:
         run = judge.judge(judge_requests(analysis, indexes, store, config), judge_progress)
-        for i in indexes:
-            o = outcomes[i]
-            v = run.verdicts.get(o.extracted.id)
-            if v is None:
-                continue
-            classification = o.classification
-            if o.judge_classifies and v.mode is not None and classification is not None:
-                classification = Classification(v.mode, classification.confidence, ("judge",))
-            outcomes[i] = replace(
-                o, verdict=_with_evidence(v, o.verdict), classification=classification
-            )
+        outcomes = _apply_verdicts(outcomes, indexes, run.verdicts)
         calls, tokens = run.calls, run.prompt_tokens + run.completion_tokens
         cost = run.cost_usd
         warnings.extend(run.warnings)
@@ -631,6 +658,15 @@ def evaluate_report(
         cost_usd=cost,
     )
     summary = summary.model_copy(update=excerpt_summary(rows))
+    if judge is not None:  # README "Judge confidence": how sure, and K answers paid for
+        summary = summary.model_copy(
+            update={
+                "confidence_source": judge.confidence,
+                "confidence_samples": judge.samples
+                if judge.confidence in ("consistency", "simulated")
+                else 1,
+            }
+        )
     if cascade is not None:
         from citecal.cascade._apply import summary_of
 
@@ -688,6 +724,7 @@ def estimate_requests(
     model: str | None = None,
     use_cache: bool = True,
     cache: VerdictStore | None = None,
+    variants: Sequence[PromptTemplate] = (),
 ) -> DryRunEstimate:
     """What judging ``requests`` would cost, without a network call: the one dry run.
 
@@ -697,7 +734,9 @@ def estimate_requests(
     """
     from citecal.verify.judge import estimate_cost
 
-    return estimate_cost(requests, config, prompt, model=model, use_cache=use_cache, cache=cache)
+    return estimate_cost(
+        requests, config, prompt, model=model, use_cache=use_cache, cache=cache, variants=variants
+    )
 
 
 def estimate_report(
@@ -710,6 +749,7 @@ def estimate_report(
     use_cache: bool = True,
     cache: VerdictStore | None = None,
     context: SourceStore | None = None,
+    variants: Sequence[PromptTemplate] = (),
     cascade: CascadeSpec | None = None,
 ) -> tuple[DryRunEstimate, Analysis]:
     """The dry run of one report: the claims routing gives the judge, estimated.
@@ -728,7 +768,13 @@ def estimate_report(
         analysis = replace(analysis, outcomes=outcomes)
     requests = judge_requests(analysis, indexes, store, config)
     est = estimate_requests(
-        requests, config.judge, prompt=prompt, model=model, use_cache=use_cache, cache=cache
+        requests,
+        config.judge,
+        prompt=prompt,
+        model=model,
+        use_cache=use_cache,
+        cache=cache,
+        variants=variants,
     )
     return est, analysis
 
@@ -738,6 +784,10 @@ def dry_run_line(est: DryRunEstimate, unit: str = "claims") -> str:
     cached = f" ({est.cache_hits} more answered from the cache)" if est.cache_hits else ""
     if est.held_back:
         cached += f" ({est.held_back} held back: possible prompt injection)"
+    if est.samples > 1:  # README "Judge confidence": K answers per claim, counted below
+        cached += f" ({est.confidence_source}: {est.samples} answers per claim)"
+    elif est.confidence_source != "verbal":
+        cached += f" ({est.confidence_source})"
     return (
         f"dry run: {est.requests - est.cache_hits - est.held_back} {unit} would go to the judge"
         f" ({est.model}){cached} in "

@@ -55,14 +55,6 @@ def system_with(template: PromptTemplate, instructions: list[str], examples_text
     return system
 
 
-def prompt_text(template: PromptTemplate, system: str, comment: str) -> str:
-    """A complete prompt file (the four sections of README "Prompts") with a leading comment."""
-    return (
-        f"<!-- {comment} -->\n\n## system\n\n{system}\n\n## single\n\n{template.single}\n\n"
-        f"## batch\n\n{template.batch}\n\n## batch_item\n\n{template.batch_item}\n"
-    )
-
-
 def write_candidate(directory: Path, template: PromptTemplate, recipe: Recipe, text: str) -> Path:
     """Write ``text`` as ``<start>+<recipe>-<hash>.md`` in ``directory``; same text, same file."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]

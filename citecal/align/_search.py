@@ -34,7 +34,6 @@ from citecal.align._candidates import (
     Recipe,
     combinations,
     common_instructions,
-    prompt_text,
     system_with,
     write_candidate,
 )
@@ -59,6 +58,7 @@ from citecal.verify.judge import (
     estimate_cost,
     load_prompt,
     parse_prompt,
+    prompt_text,
     prompt_warning,
     rejudge_requests,
     resolve_endpoint,

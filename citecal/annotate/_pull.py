@@ -134,6 +134,8 @@ def legacy_columns(record: Mapping[str, Any], spec: AnnotationSpec) -> dict[str,
         "judge_model": src.get("judge_model"),
         "prompt_version": src.get("prompt_version"),
         "judge_reasoning": _text(src.get("judge_reasoning")),
+        "confidence_source": None,
+        "confidence_value": None,
     }
     return {
         "report_id": src.get("report_id") or "",

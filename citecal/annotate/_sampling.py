@@ -113,9 +113,16 @@ def active_uncertainty(citation: Judged) -> float:
     deviation of a label the calibrated support score ``s`` predicts, scaled
     to 1 at s = 0.5: ``2·√(s(1 − s))``. Sampling proportionally to it is the
     variance-optimal choice of Zrnic & Candès (2024) for a calibrated judge.
+    A judged row's numeric ``confidence_value`` c (how likely its verdict is
+    right, README "Judge confidence") is that number when present: the label is
+    the verdict with probability c, so its spread is ``2·√(c(1 − c))``.
     """
     if citation.verdict in (None, "unverified") or rule_judge_conflict(citation):
         return 1.0
+    value = getattr(citation, "confidence_value", None)
+    if value is not None and getattr(citation, "method", None) == "llm":
+        c = min(1.0, max(0.0, float(value)))
+        return 2.0 * math.sqrt(c * (1.0 - c))
     score = support_score(citation.verdict, citation.confidence or "low", citation.score)
     if score is None:
         return 1.0

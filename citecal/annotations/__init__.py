@@ -17,6 +17,7 @@ from citecal.annotations._io import (
 )
 from citecal.annotations._row import (
     ANNOTATION_COLUMNS,
+    CONFIDENCE_COLUMNS,
     EXTRA_COLUMNS,
     RAW_COLUMNS,
     SCHEMA_VERSION,
@@ -38,6 +39,7 @@ from citecal.annotations._validate import (
 
 __all__ = [
     "ANNOTATION_COLUMNS",
+    "CONFIDENCE_COLUMNS",
     "EXTRA_COLUMNS",
     "JUDGE_ANSWER_COLUMNS",
     "RAW_COLUMNS",

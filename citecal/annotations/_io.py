@@ -34,6 +34,7 @@ _NUMERIC = frozenset(
         "sampling_drawn",
         "start_line",
         "end_line",
+        "confidence_value",
     }
 )
 _CSV_TEXT = {c: str for c in TABLE_COLUMNS if c not in _NUMERIC}
@@ -68,7 +69,7 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     columns = list(TABLE_COLUMNS) + list(dict.fromkeys(extra))
     frame = pd.DataFrame(rows, columns=columns)
     frame["human_score"] = frame["human_score"].astype("int64")
-    for col in ("llm_score", "sampling_weight", "sampling_probability"):
+    for col in ("llm_score", "sampling_weight", "sampling_probability", "confidence_value"):
         frame[col] = frame[col].astype("float64")
     for col in ("start_line", "end_line", "sampling_round", "sampling_order", "sampling_drawn"):
         frame[col] = frame[col].astype("Int64")

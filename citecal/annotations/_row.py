@@ -21,15 +21,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from citecal.models import (
     JUDGE_COLUMNS,
     Confidence,
+    ConfidenceSource,
     JudgeVerdict,
     LineRangeAnswer,
     Method,
     VerdictLabel,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the table's columns: 1 had the 35 columns of :data:`ANNOTATION_COLUMNS`
-and :data:`EXTRA_COLUMNS`; 2 added :data:`RAW_COLUMNS`."""
+and :data:`EXTRA_COLUMNS`; 2 added :data:`RAW_COLUMNS`; 3 added :data:`CONFIDENCE_COLUMNS`."""
 
 ANNOTATION_COLUMNS: tuple[str, ...] = (
     "record_id",
@@ -91,7 +92,14 @@ RAW_COLUMNS: tuple[str, ...] = (
 """Schema 2: the cited lines' numbers and the context around them, the repository's stable
 identity, and the rule check's verdict (kept out of the ``llm_*`` columns)."""
 
-TABLE_COLUMNS: tuple[str, ...] = ANNOTATION_COLUMNS + EXTRA_COLUMNS + RAW_COLUMNS
+CONFIDENCE_COLUMNS: tuple[str, ...] = ("confidence_source", "confidence_value")
+"""Schema 3: how the judge's confidence was measured and how likely its verdict is right
+(README "Judge confidence"). Tables without them still load: ``calibrate`` reads their
+confidence from the judge's words (``verbal``)."""
+
+TABLE_COLUMNS: tuple[str, ...] = (
+    ANNOTATION_COLUMNS + EXTRA_COLUMNS + RAW_COLUMNS + CONFIDENCE_COLUMNS
+)
 """Every column ``pull`` writes, in order."""
 
 
@@ -230,6 +238,14 @@ class AnnotationRow(BaseModel):
     repository: str | None = Field(None, description="Remote URL or absolute path.")
     commit: str | None = Field(None, description="Commit read, when a git repository.")
     extractive_verdict: VerdictLabel | None = Field(None, description="The rule check's verdict.")
+    confidence_source: ConfidenceSource | None = Field(
+        None,
+        description="How confidence_value was measured: verbal, logprob, consistency or "
+        "simulated (README 'Judge confidence'); empty where no judge decided.",
+    )
+    confidence_value: float | None = Field(
+        None, ge=0, le=1, description="How likely the judge's verdict is right, in [0, 1]."
+    )
 
     @property
     def judge(self) -> JudgeVerdict | None:
@@ -243,4 +259,6 @@ class AnnotationRow(BaseModel):
             model=self.judge_model,
             prompt_version=self.prompt_version,
             reasoning=self.judge_reasoning,
+            confidence_source=self.confidence_source,
+            confidence_value=self.confidence_value,
         )

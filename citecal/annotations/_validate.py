@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from citecal.errors import InputError
-from citecal.models import Confidence, LineRangeAnswer, VerdictLabel
+from citecal.models import Confidence, ConfidenceSource, LineRangeAnswer, VerdictLabel
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("record_id", "report_id", "annotator", "human_score")
 """Columns without which no figure can be computed."""
@@ -27,6 +27,7 @@ VOCABULARIES: dict[str, frozenset[str]] = {
     "extractive_verdict": frozenset(get_args(VerdictLabel)),
     "llm_confidence": frozenset(get_args(Confidence)),
     "line_range": frozenset(get_args(LineRangeAnswer)),
+    "confidence_source": frozenset(get_args(ConfidenceSource)),
 }
 """Closed vocabularies of the table's text columns (empty is always allowed)."""
 
@@ -87,24 +88,24 @@ def check_vocabularies(df: pd.DataFrame) -> None:
             )
 
 
-def llm_scores(df: pd.DataFrame, blank: pd.Series) -> pd.Series:
-    """``llm_score`` as floats in [0, 1] or NaN; ``blank`` marks rows whose text is empty.
+def llm_scores(df: pd.DataFrame, blank: pd.Series, column: str = "llm_score") -> pd.Series:
+    """``column`` (``llm_score``, ``confidence_value``) as floats in [0, 1] or NaN.
 
-    "0.8" is fine, "high" is not.
+    ``blank`` marks rows whose text is empty. "0.8" is fine, "high" is not.
     """
-    scores = pd.to_numeric(df["llm_score"], errors="coerce")
-    if not pd.api.types.is_numeric_dtype(df["llm_score"]):
+    scores = pd.to_numeric(df[column], errors="coerce")
+    if not pd.api.types.is_numeric_dtype(df[column]):
         not_numeric = ~blank & scores.isna()
     else:
         not_numeric = pd.Series(False, index=df.index)
     if not_numeric.any():
         row = int(np.argmax(not_numeric.to_numpy()))
         raise InputError(
-            f"row {row + 1}: llm_score must be a number in [0, 1] (or empty), "
-            f"got {df['llm_score'][row]!r}"
+            f"row {row + 1}: {column} must be a number in [0, 1] (or empty), "
+            f"got {df[column][row]!r}"
         )
     out = scores.notna() & ((scores < 0) | (scores > 1))
     if out.any():
         row = int(np.argmax(out.to_numpy()))
-        raise InputError(f"row {row + 1}: llm_score must be in [0, 1], got {scores[row]}")
+        raise InputError(f"row {row + 1}: {column} must be in [0, 1], got {scores[row]}")
     return scores

@@ -259,6 +259,7 @@ def _evaluate(
                 cache=_judge_cache(job),
                 slots=job.slots,
                 budget=job.budget(config),
+                variants=_variants(config, job),
             )
             reason = None
         except JudgeUnavailable as exc:
@@ -311,6 +312,19 @@ def _evaluate(
             judge.close()
 
 
+def _variants(config: Config, job: JobSettings) -> tuple[Any, ...]:
+    """The simulated annotators' prompts (README "Judge confidence"), when the judge needs them.
+
+    The command checked the table before the batch started; each worker mines the
+    same variants from it (seeded, so every worker asks the same K prompts).
+    """
+    if config.judge.confidence != "simulated":
+        return ()
+    from citecal.calibrate import simulated_prompts
+
+    return simulated_prompts(config.judge, job.prompt)
+
+
 def _estimate(
     todo: Sequence[ManifestEntry],
     store: CachingStore,
@@ -333,6 +347,7 @@ def _estimate(
                 model=job.model,
                 use_cache=job.use_cache,
                 cache=cache,
+                variants=_variants(config, job),
                 cascade=job.cascade,
             )
         except InputError as exc:

@@ -24,7 +24,13 @@ if TYPE_CHECKING:
     from citecal.calibrate._disagreements import categorise, category_counts
     from citecal.calibrate._estimate import estimate, estimate_frame
     from citecal.calibrate._estimate_models import EstimateReport
-    from citecal.calibrate._fewshot import FewShot, mine_few_shot
+    from citecal.calibrate._fewshot import (
+        FewShot,
+        SimulatedAnnotators,
+        mine_few_shot,
+        simulated_annotators,
+        simulated_prompts,
+    )
     from citecal.calibrate._html import (
         comparison_plot,
         confusion_plot,
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
         FlippedRecord,
         MetricDiff,
         Metrics,
+        SignalQuality,
     )
     from citecal.calibrate._ppi import ppi_mean, stratified_ppi
     from citecal.calibrate._render_markdown import render_markdown
@@ -53,6 +60,13 @@ if TYPE_CHECKING:
         calibrate,
         calibrate_frame,
         default_by,
+    )
+    from citecal.calibrate._signals import signal_quality
+    from citecal.calibrate._stability import (
+        RecordStability,
+        Stability,
+        record_stability,
+        stability,
     )
     from citecal.calibrate._table import (
         judge_support,
@@ -76,6 +90,10 @@ _LAZY: dict[str, str] = {
     "GROUP_COLUMNS": "citecal.calibrate._report",
     "MetricDiff": "citecal.calibrate._models",
     "Metrics": "citecal.calibrate._models",
+    "RecordStability": "citecal.calibrate._stability",
+    "SignalQuality": "citecal.calibrate._models",
+    "SimulatedAnnotators": "citecal.calibrate._fewshot",
+    "Stability": "citecal.calibrate._stability",
     "calibrate": "citecal.calibrate._report",
     "calibrate_frame": "citecal.calibrate._report",
     "categorise": "citecal.calibrate._disagreements",
@@ -94,6 +112,11 @@ _LAZY: dict[str, str] = {
     "load_labels": "citecal.calibrate._table",
     "mine_few_shot": "citecal.calibrate._fewshot",
     "ppi_mean": "citecal.calibrate._ppi",
+    "signal_quality": "citecal.calibrate._signals",
+    "simulated_annotators": "citecal.calibrate._fewshot",
+    "simulated_prompts": "citecal.calibrate._fewshot",
+    "stability": "citecal.calibrate._stability",
+    "record_stability": "citecal.calibrate._stability",
     "prepare": "citecal.calibrate._table",
     "prepare_labels": "citecal.calibrate._table",
     "read_judged": "citecal.calibrate._judged",
@@ -121,6 +144,10 @@ __all__ = [
     "FlippedRecord",
     "MetricDiff",
     "Metrics",
+    "RecordStability",
+    "SignalQuality",
+    "SimulatedAnnotators",
+    "Stability",
     "calibrate",
     "calibrate_frame",
     "categorise",
@@ -142,9 +169,14 @@ __all__ = [
     "prepare",
     "prepare_labels",
     "read_judged",
+    "record_stability",
     "reliability_plot",
     "render_html",
     "render_markdown",
     "render_table",
+    "signal_quality",
+    "simulated_annotators",
+    "simulated_prompts",
+    "stability",
     "stratified_ppi",
 ]

@@ -23,8 +23,22 @@ from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
 from citecal.calibrate._estimate_models import EstimateReport
-from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport, Comparison, Metrics
-from citecal.calibrate._render_common import check_lines, figure_rows, fmt, fmt_ci
+from citecal.calibrate._models import (
+    CATEGORY_HELP,
+    CalibrationReport,
+    Comparison,
+    Metrics,
+    SignalQuality,
+)
+from citecal.calibrate._render_common import (
+    SIGNALS_HEADER,
+    SIGNALS_TITLE,
+    check_lines,
+    figure_rows,
+    fmt,
+    fmt_ci,
+    signal_rows,
+)
 
 FloatArray = NDArray[np.float64]
 
@@ -111,6 +125,36 @@ def reliability_figure(m: Metrics) -> Figure | None:
     ax.set_ylabel("share of humans scoring ≥ 2")
     ax.set_title("Reliability diagram")
     # Below the axes: inside, the legend covered points and their n= labels (issue 24).
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8, frameon=False)
+    return fig
+
+
+def signal_plot(signals: list[SignalQuality]) -> str | None:
+    """Reliability diagram of each confidence source: confidence vs the share agreeing."""
+    fig = signal_figure(signals)
+    return None if fig is None else _png(fig)
+
+
+def signal_figure(signals: list[SignalQuality]) -> Figure | None:
+    """The confidence signals' figure: one line per source (README "Judge confidence")."""
+    shown = [s for s in signals if s.reliability]
+    if not shown:
+        return None
+    fig, ax = plt.subplots(figsize=(4.4, 3.6))
+    ax.plot([0, 1], [0, 1], ls="--", color="#999", label="perfectly calibrated")
+    for s in shown:
+        auc = f", AUC {s.roc_auc:.2f}" if s.roc_auc is not None else ""
+        ax.plot(
+            [b.mean_confidence for b in s.reliability],
+            [b.agreement_rate for b in s.reliability],
+            marker="o",
+            label=f"{s.source}{auc}",
+        )
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("judge confidence (confidence_value)")
+    ax.set_ylabel("share of annotators agreeing")
+    ax.set_title("Confidence signals")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8, frameon=False)
     return fig
 
@@ -323,7 +367,7 @@ def render_html(report: CalibrationReport) -> str:
     """The whole report as one HTML document."""
     e = html.escape
     m = report.overall
-    plots = [confusion_plot(m), reliability_plot(m)]
+    plots = [confusion_plot(m), reliability_plot(m), signal_plot(report.signals)]
     plots += [group_plot(by, values) for by, values in report.groups.items()]
     imgs = "".join(f'<img alt="plot" src="{p}">' for p in plots if p)
     reason = no_ci_reason(m)
@@ -346,6 +390,15 @@ def render_html(report: CalibrationReport) -> str:
         ),
         f'<h2>Plots</h2><div class="plots">{imgs}</div>',
     ]
+    if report.signals:
+        parts.append(f"<h2>{e(SIGNALS_TITLE)}</h2>")
+        parts.append(
+            _table(
+                list(SIGNALS_HEADER),
+                [[e(c) for c in r] for r in signal_rows(report)],
+                numeric=set(range(1, 7)),
+            )
+        )
     for by, values in report.groups.items():
         parts.append(f"<h2>By {e(by)}</h2>")
         parts.append(_group_table(values))

@@ -64,6 +64,39 @@ class ReliabilityBin(_Model):
     mean_human_score: float
 
 
+class ConfidenceBin(_Model):
+    """One bin of a confidence signal's reliability diagram (README "Judge confidence")."""
+
+    low: float = Field(description="Lower edge of the confidence bin.")
+    high: float = Field(description="Upper edge (inclusive for the last bin).")
+    n: int = Field(description="Pairs in the bin.")
+    mean_confidence: float = Field(description="Mean confidence_value of those pairs.")
+    agreement_rate: float = Field(description="Share of them where the annotator agrees.")
+
+
+class SignalQuality(_Model):
+    """How well one confidence source tells verdicts people agree with from the rest."""
+
+    source: str = Field(description="verbal, logprob, consistency or simulated.")
+    n_pairs: int = Field(description="(record, annotator) pairs with a verdict and a confidence.")
+    n_records: int = Field(description="Distinct records among them.")
+    agreement_rate: float = Field(description="Share of those pairs where the annotator agrees.")
+    mean_confidence: float = Field(description="Mean confidence_value: what the signal claims.")
+    roc_auc: float | None = Field(
+        description="ROC AUC of confidence_value for 'the annotator agrees' (0.5: no signal)."
+    )
+    roc_auc_ci: list[float] | None = Field(
+        None, description="Cluster-bootstrap 95% interval of roc_auc (resampled by report)."
+    )
+    ece: float | None = Field(
+        description="Expected calibration error over ten bins: Σ (n/N)·|confidence − agreement|."
+    )
+    reliability: list[ConfidenceBin] = Field(
+        default_factory=list, description="The reliability diagram: ten equal-width bins."
+    )
+    notes: list[str] = Field(default_factory=list, description="Why a figure is null.")
+
+
 class Metrics(_Model):
     """Every judge-human and human-human figure for one slice of the table."""
 
@@ -272,4 +305,9 @@ class CalibrationReport(_Model):
     gate: Gate | None = None
     estimate: EstimateReport | None = Field(
         None, description="Corrected precision of judged citations (--judged), README Estimates."
+    )
+    signals: list[SignalQuality] = Field(
+        default_factory=list,
+        description="Per confidence source in the table: ROC AUC, ECE and reliability of "
+        "confidence_value for 'people agree with the verdict' (README 'Judge confidence').",
     )

@@ -68,6 +68,34 @@ def figure_rows(m: Metrics) -> list[tuple[str, str, str]]:
     return rows
 
 
+SIGNALS_HEADER: tuple[str, ...] = (
+    "Confidence source",
+    "Pairs",
+    "Agreement",
+    "Mean confidence",
+    "ROC AUC",
+    "AUC 95% CI",
+    "ECE",
+)
+SIGNALS_TITLE = "Confidence signals: does the judge know when people agree with it?"
+
+
+def signal_rows(report: CalibrationReport) -> list[tuple[str, ...]]:
+    """One row per confidence source (README "Judge confidence"): what to threshold on."""
+    return [
+        (
+            s.source,
+            str(s.n_pairs),
+            fmt(s.agreement_rate),
+            fmt(s.mean_confidence),
+            fmt(s.roc_auc),
+            fmt_ci(s.roc_auc_ci),
+            fmt(s.ece),
+        )
+        for s in report.signals
+    ]
+
+
 def shorten(text: str | None, width: int = 70) -> str:
     if not text:
         return ""

@@ -16,6 +16,8 @@ from citecal.calibrate._estimate_models import EstimateReport
 from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport
 from citecal.calibrate._render_common import (
     GROUP_HEADER,
+    SIGNALS_HEADER,
+    SIGNALS_TITLE,
     check_lines,
     comparison_rows,
     correction_rows,
@@ -26,6 +28,7 @@ from citecal.calibrate._render_common import (
     fmt_ci,
     headline,
     shorten,
+    signal_rows,
     summary_line,
 )
 
@@ -58,6 +61,10 @@ def render_markdown(report: CalibrationReport) -> str:
         "",
         md_table(("Figure", "Value", "95% CI"), [ours(r) for r in figure_rows(m)]),
     ]
+    if report.signals:
+        out += ["", f"## {SIGNALS_TITLE}", "", md_table(
+            SIGNALS_HEADER, [ours(r) for r in signal_rows(report)]
+        )]  # fmt: skip
     for by, values in report.groups.items():
         rows = [
             (

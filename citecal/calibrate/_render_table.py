@@ -14,6 +14,8 @@ from citecal.calibrate._models import CATEGORY_HELP, CalibrationReport, Comparis
 from citecal.calibrate._render_common import (
     GROUP_HEADER,
     MAX_DISAGREEMENTS_SHOWN,
+    SIGNALS_HEADER,
+    SIGNALS_TITLE,
     check_lines,
     comparison_rows,
     correction_rows,
@@ -25,6 +27,7 @@ from citecal.calibrate._render_common import (
     fmt_ci,
     headline,
     shorten,
+    signal_rows,
     summary_line,
 )
 
@@ -50,6 +53,13 @@ def render_table(report: CalibrationReport, width: int = 120) -> str:
     for row in figure_rows(m):
         table.add_row(*(escape(cell) for cell in row))
     console.print(table)
+    if report.signals:
+        signals = Table(title=escape(SIGNALS_TITLE))
+        for col in SIGNALS_HEADER:
+            signals.add_column(col, justify="left" if col == SIGNALS_HEADER[0] else "right")
+        for cells in signal_rows(report):  # the source is a table's text: escaped
+            signals.add_row(*(escape(cell) for cell in cells))
+        console.print(signals)
     for by, values in report.groups.items():
         g = Table(title=escape(f"By {by}"))
         for col in ("Group", "n", "Agreement", "κ", "Weighted κ", "ρ", "ρ 95% CI", "Calibrated"):

@@ -20,8 +20,10 @@ from citecal.calibrate._models import (
     Gate,
     JudgeSnapshot,
     Metrics,
+    SignalQuality,
 )
 from citecal.calibrate._recalibrate import MapMethod, RecalibrationMap, cross_validate, fit_map
+from citecal.calibrate._signals import signal_quality
 from citecal.calibrate._table import load_annotations
 from citecal.config import CalibrationConfig
 from citecal.correct._acceptance import StrategyAcceptance, correction_acceptance
@@ -88,6 +90,7 @@ class _Figures:
     drift: Drift | None
     recalibration: RecalibrationMap | None
     corrections: dict[str, StrategyAcceptance] | None = None
+    signals: list[SignalQuality] | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,7 @@ def _figures(
             )
         ),
         recalibration=fitted,
+        signals=signal_quality(df, config),
     )
 
 
@@ -169,6 +173,7 @@ def _report(figures: _Figures, input_name: str, config: CalibrationConfig) -> Ca
         judge=figures.judge,
         drift=figures.drift,
         recalibration=figures.recalibration,
+        signals=figures.signals or [],
         settings={
             "spearman_threshold": config.spearman_threshold,
             "ceiling_margin": config.ceiling_margin,

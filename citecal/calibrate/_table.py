@@ -51,6 +51,7 @@ OPTIONAL_TEXT_COLUMNS: tuple[str, ...] = (
     "correction",
     "extractive_verdict",
     "repo",
+    "confidence_source",
 )
 
 CODE_COLUMNS: dict[str, str] = {
@@ -239,6 +240,7 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     )
     df["judge_score"] = judge_score
     df["judge_pos"] = pos
+    _confidence(df)
     df["judge_ord"] = np.minimum(3.0, np.floor(df["judge_score"] * 4.0))
     df["human_pos"] = humans_support(df["human_score"]).astype(float)
     if "language" in raw:
@@ -248,6 +250,34 @@ def prepare(raw: pd.DataFrame) -> pd.DataFrame:
     else:
         df["language"] = per_unique(df["citation"], language_of)
     return df
+
+
+def _confidence(df: pd.DataFrame) -> None:
+    """``confidence_value`` in [0, 1] (how likely the verdict is right), ``confidence_source``.
+
+    README "Judge confidence". A row whose table does not say (a table written before
+    schema 3, or another tool's) is read as the judge's own words: ``verbal``, its
+    support score for ``supports`` and one minus it for any other verdict. A value
+    without a source is ``unknown``.
+    """
+    if "confidence_value" in df:
+        blank = _text(df["confidence_value"]).isna()
+        df["confidence_value"] = llm_scores(df, blank, "confidence_value")
+    else:
+        df["confidence_value"] = np.nan
+    value = df["confidence_value"].to_numpy(dtype=np.float64)
+    score = df["judge_score"].to_numpy(dtype=np.float64)
+    pos = df["judge_pos"].to_numpy(dtype=np.float64)
+    missing = np.isnan(value) & ~np.isnan(pos) & ~np.isnan(score)
+    verbal = np.where(pos == 1.0, score, 1.0 - score)
+    df["confidence_value"] = np.where(missing, verbal, value)
+    source = df["confidence_source"]
+    known = ~np.isnan(df["confidence_value"].to_numpy(dtype=np.float64))
+    unknown = source.isna().to_numpy() & known
+    filled = source.to_numpy(dtype=object).copy()
+    filled[unknown] = "unknown"
+    filled[missing] = "verbal"
+    df["confidence_source"] = pd.Series(filled, index=df.index, dtype=object)
 
 
 def load_annotations(path: Path | str) -> pd.DataFrame:

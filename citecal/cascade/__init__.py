@@ -21,12 +21,14 @@ from citecal.cascade._calibration import (
 from citecal.cascade._cascade import (
     MAX_CASCADE_BYTES,
     VERDICTS,
+    CascadeCost,
     CascadeSpec,
     Item,
     Tier,
     TierSpec,
     TierThreshold,
     calibrate_cascade,
+    judge_cost,
     load_cascade,
     parse_agreement,
     run_cascade,
@@ -38,7 +40,7 @@ from citecal.cascade._training import LOCAL_TIERS, Row, fit_cascade, input_of, r
 from citecal.cascade._verifier import LocalVerifier, load_verifier, save_verifier, train_verifier
 
 if TYPE_CHECKING:
-    from citecal.cascade._annotations import judge_tiers, rows_from_table
+    from citecal.cascade._annotations import judge_sources, judge_tiers, rows_from_table
     from citecal.cascade._render import (
         render_cascade,
         render_cascade_html,
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
+    "judge_sources": "citecal.cascade._annotations",
     "judge_tiers": "citecal.cascade._annotations",
     "render_cascade": "citecal.cascade._render",
     "render_cascade_html": "citecal.cascade._render",
@@ -65,6 +68,7 @@ __all__ = [
     "MAX_CASCADE_BYTES",
     "VERDICTS",
     "Calibrator",
+    "CascadeCost",
     "CascadeSpec",
     "FeatureInput",
     "Item",
@@ -83,6 +87,8 @@ __all__ = [
     "fit_cascade",
     "fixed_sequence",
     "input_of",
+    "judge_cost",
+    "judge_sources",
     "judge_tiers",
     "load_cascade",
     "load_verifier",

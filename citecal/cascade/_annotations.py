@@ -3,7 +3,9 @@
 One row per record: people's consensus (the median of its annotators' scores,
 supports when ≥ 2), the features the local verifier reads from the columns
 ``pull`` writes (claim, raw cited code, the lines above, the rule check's terms
-and verdict, the mode), and each judge model's support score. The record's
+and verdict, the mode), and each judge model's support score and, where the
+table has them, its verdict with its ``confidence_value`` (README "Judge
+confidence"): a judge tier then thresholds on that number. The record's
 report is its group, so thresholds rest on probabilities from verifiers that
 never saw that report.
 """
@@ -54,6 +56,7 @@ def rows_from_table(df: pd.DataFrame) -> tuple[list[Row], list[str]]:
     Raises:
         InputError: the table lacks the columns every row needs.
     """
+    numeric = "confidence_value" in df and "llm_verdict" in df
     needed = {"record_id", "report_id", "claim", "cited_code", "human_score"}
     missing = sorted(needed - set(df.columns))
     if missing:
@@ -65,6 +68,7 @@ def rows_from_table(df: pd.DataFrame) -> tuple[list[Row], list[str]]:
         first = group.iloc[0]
         human = float(np.median(group["human_score"].astype(float))) >= 2
         judges: dict[str, float] = {}
+        verdicts: list[tuple[str, str, float]] = []
         if "judge_model" in group and "llm_score" in group:
             for model, sub in group.groupby("judge_model"):
                 scores = pd.to_numeric(sub["llm_score"], errors="coerce").dropna()
@@ -72,6 +76,12 @@ def rows_from_table(df: pd.DataFrame) -> tuple[list[Row], list[str]]:
                     judges[str(model)] = float(scores.iloc[0])
                     if str(model) not in models:
                         models.append(str(model))
+                if numeric:
+                    said = judge_verdict(sub)
+                    if said is not None:
+                        verdicts.append((str(model), *said))
+                        if str(model) not in models:
+                            models.append(str(model))
         rule = _text(first.get("extractive_verdict")) or None
         method = _text(first.get("method"))
         if rule is None and method == "extractive":
@@ -93,15 +103,44 @@ def rows_from_table(df: pd.DataFrame) -> tuple[list[Row], list[str]]:
                 rule=rule if rule in VERDICTS else None,
                 human=human,
                 judges=tuple(sorted(judges.items())),
+                judge_verdicts=tuple(sorted(verdicts)),
             )
         )
     return rows, models
 
 
-def judge_tiers(models: Sequence[str], cost: dict[str, float | None]) -> list[TierSpec]:
+def judge_verdict(rows: pd.DataFrame) -> tuple[str, float] | None:
+    """(verdict side, confidence_value) of one model's verdict on a record, if recorded."""
+    values = pd.to_numeric(rows["confidence_value"], errors="coerce")
+    first = rows[values.notna() & rows["llm_verdict"].notna()]
+    if first.empty:
+        return None
+    said = _text(first["llm_verdict"].iloc[0])
+    if said == "unverified":
+        return None
+    side = "supports" if said == "supports" else "not_supports"
+    return side, float(values[first.index[0]])
+
+
+def judge_sources(df: pd.DataFrame) -> dict[str, str]:
+    """Each judge model's confidence source in the table (its most common one)."""
+    if "confidence_source" not in df or "judge_model" not in df:
+        return {}
+    seen = df.dropna(subset=["confidence_source", "judge_model"])
+    return {
+        str(model): str(sub["confidence_source"].mode().iloc[0])
+        for model, sub in seen.groupby("judge_model")
+    }
+
+
+def judge_tiers(
+    models: Sequence[str],
+    cost: dict[str, float | None],
+    sources: dict[str, str] | None = None,
+) -> list[TierSpec]:
     """Judge tiers cheapest first (unknown prices last, in table order)."""
     order = sorted(models, key=lambda m: (cost.get(m) is None, cost.get(m) or 0.0))
-    return [TierSpec("judge", m, cost.get(m)) for m in order]
+    return [TierSpec("judge", m, cost.get(m), (sources or {}).get(m)) for m in order]
 
 
-__all__ = ["judge_tiers", "rows_from_table"]
+__all__ = ["judge_sources", "judge_tiers", "judge_verdict", "rows_from_table"]

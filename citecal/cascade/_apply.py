@@ -11,11 +11,11 @@ suggested action ``annotate``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from citecal.cascade._cascade import VERDICTS, CascadeSpec, Item, decides, predict
+from citecal.cascade._cascade import VERDICTS, CascadeSpec, Item, Tier, decides, predict
 from citecal.cascade._features import FeatureInput, feature_matrix
 from citecal.models import AbstainReason, CascadeSummary, Verdict
 from citecal.source import SourceFileError
@@ -23,6 +23,7 @@ from citecal.source import SourceFileError
 if TYPE_CHECKING:
     from citecal.aggregate import Outcome
     from citecal.source import SourceStore
+    from citecal.verify.judge import Judge, JudgeRequest, JudgeRun
 
 CONTEXT_LINES = 3
 """Lines above a range the verifier reads: where an enclosing signature sits."""
@@ -114,6 +115,11 @@ def judge_disagrees(verdict: Verdict, p_supports: float | None, below: float | N
         f"(below {below:.2f}, where people rarely found a citation supported)",
         "judge and verifier disagree",
     )
+
+
+def disagree_cut(spec: CascadeSpec) -> float | None:
+    """The calibrated p_supports below which a judge's supports goes to a person."""
+    return spec.calibrator.disagree_below if spec.calibrator is not None else None
 
 
 def pre_judge(
@@ -208,38 +214,139 @@ def post_judge(
     outcomes: Sequence[Outcome], indexes: Sequence[int], spec: CascadeSpec, model: str | None
 ) -> tuple[list[Outcome], dict[str, int]]:
     """Judge tiers: the judge's verdict stands only above its calibrated threshold."""
+    tier = spec.tier("judge", model)
+    if tier is None:  # a judge the cascade was not calibrated for decides as without one
+        out = list(outcomes)
+        decided_by: dict[str, int] = {}
+        below = disagree_cut(spec)
+        for i in indexes:
+            v = out[i].verdict
+            if v is None or v.verdict == "unverified" or v.abstain_reason is not None:
+                continue
+            checked = judge_disagrees(v, out[i].p_supports, below)
+            if checked is not v:  # still checked against the verifier (issue 29 1c)
+                out[i] = replace(out[i], verdict=checked)
+                continue
+            name = f"judge:{model} (uncalibrated)"
+            decided_by[name] = decided_by.get(name, 0) + 1
+        return out, decided_by
+    out, decided_by, _, _ = judge_tier(outcomes, indexes, spec, tier)
+    return out, decided_by
+
+
+def judge_tier(
+    outcomes: Sequence[Outcome], indexes: Sequence[int], spec: CascadeSpec, tier: Tier
+) -> tuple[list[Outcome], dict[str, int], list[int], int]:
+    """One judge tier: decide above its threshold, else abstain and say who may escalate.
+
+    A tier calibrated on a confidence source (README "Judge confidence") thresholds on
+    the verdict's ``confidence_value``, and only when the run measured that source;
+    otherwise on the judge's support score. Returns the outcomes, decisions per tier,
+    the indexes the tier was not confident about (for the next tier) and how many
+    verdicts came with another confidence source than the tier's.
+    """
     out = list(outcomes)
     decided_by: dict[str, int] = {}
-    tier = spec.tier("judge", model)
-    below = spec.calibrator.disagree_below if spec.calibrator is not None else None
+    escalate: list[int] = []
+    mismatched = 0
+    model = tier.model or ""
+    below = disagree_cut(spec)
     for i in indexes:
         v = out[i].verdict
         if v is None or v.verdict == "unverified" or v.abstain_reason is not None:
             continue
+        # A judge's supports the local verifier strongly doubts goes to a person whatever
+        # the tier's threshold or confidence source (issue 29 1c; docs/explanation/routing.md).
         checked = judge_disagrees(v, out[i].p_supports, below)
         if checked is not v:
             out[i] = replace(out[i], verdict=checked)
             continue
-        if tier is None:  # a judge the cascade was not calibrated for decides as without one
-            name = f"judge:{model} (uncalibrated)"
-            decided_by[name] = decided_by.get(name, 0) + 1
-            continue
-        pred = predict(
-            "judge",
-            Item(
-                rule=None,
-                local=None,
-                judges={tier.model or "": v.score if v.score is not None else float("nan")},
-            ),
-            tier.model,
-        )
+        if tier.confidence is not None:
+            if v.confidence_source != tier.confidence or v.confidence_value is None:
+                mismatched += 1
+                why = (
+                    f"the cascade's tier {tier.name} is calibrated on {tier.confidence} "
+                    f"confidence, this verdict's is {v.confidence_source or 'unknown'}"
+                )
+                out[i] = replace(out[i], verdict=abstain(v, why))
+                continue
+            side = "supports" if v.verdict == "supports" else "not_supports"
+            item = Item(rule=None, local=None, judge_verdicts={model: (side, v.confidence_value)})
+        else:
+            score = v.score if v.score is not None else float("nan")
+            item = Item(rule=None, local=None, judges={model: score})
+        pred = predict("judge", item, model)
         if pred is not None and decides(tier, *pred):
             decided_by[tier.name] = decided_by.get(tier.name, 0) + 1
         else:
+            escalate.append(i)
             out[i] = replace(
-                out[i], verdict=abstain(v, f"the judge {model} is not confident enough")
+                out[i], verdict=abstain(v, f"the judge {tier.model} is not confident enough")
             )
-    return out, decided_by
+    return out, decided_by, escalate, mismatched
+
+
+ApplyVerdicts = Callable[[list["Outcome"], Sequence[int], Mapping[str, Verdict]], list["Outcome"]]
+"""Puts a judge run's verdicts on the outcomes (the pipeline's one way of doing it)."""
+
+
+def run_judge_tiers(
+    outcomes: Sequence[Outcome],
+    indexes: Sequence[int],
+    spec: CascadeSpec,
+    judge: Judge,
+    requests: Mapping[int, JudgeRequest],
+    apply: ApplyVerdicts,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[list[Outcome], dict[str, int], list[JudgeRun], list[str]]:
+    """The cascade's judge tiers in order, cheapest first (README "The cascade").
+
+    The first tier's model judges every claim the rules and the local verifier left;
+    what it is not confident about is asked of the next tier's model, and so on; after
+    the last, a person decides. Each model asks as ``judge`` does (its confidence
+    source, cache and budget); an escalated verdict keeps the one before it in
+    ``escalated_from`` and carries both tokens and costs. Returns the outcomes,
+    decisions per tier, every run and warnings.
+    """
+    out = list(outcomes)
+    decided_by: dict[str, int] = {}
+    runs: list[JudgeRun] = []
+    warnings: list[str] = []
+    tiers = [t for t in spec.tiers if t.kind == "judge"]
+    todo = list(indexes)
+    for n, tier in enumerate(tiers):
+        if not todo:
+            break
+        run = judge.for_model(tier.model or judge.model).judge(
+            [requests[i] for i in todo], progress
+        )
+        runs.append(run)
+        earlier = {i: out[i].verdict for i in todo} if n else {}
+        out = apply(out, todo, run.verdicts)
+        for i, before in earlier.items():
+            now = out[i].verdict
+            if before is None or now is None:
+                continue
+            first = replace(before, reasoning=before.reasoning.removeprefix("needs a person: "))
+            out[i] = replace(
+                out[i],
+                verdict=replace(
+                    now,
+                    tokens=now.tokens + before.tokens,
+                    cost_usd=now.cost_usd + before.cost_usd,
+                    escalated_from=first,
+                ),
+            )
+        out, by, escalate, mismatched = judge_tier(out, todo, spec, tier)
+        decided_by.update(by)
+        if mismatched:
+            warnings.append(
+                f"{mismatched} verdicts of {tier.model} were not decided: the cascade's tier "
+                f"{tier.name} is calibrated on {tier.confidence} confidence (pass "
+                f"--confidence {tier.confidence})"
+            )
+        todo = escalate
+    return out, decided_by, runs, warnings
 
 
 def summary_of(
@@ -260,11 +367,14 @@ def summary_of(
 __all__ = [
     "abstain",
     "context_before",
+    "disagree_cut",
     "feature_input",
     "judge_disagrees",
+    "judge_tier",
     "lines_above",
     "post_judge",
     "pre_judge",
     "rule_decision",
+    "run_judge_tiers",
     "summary_of",
 ]

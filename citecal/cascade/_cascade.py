@@ -24,6 +24,7 @@ from citecal.cascade._calibration import Calibrator
 from citecal.cascade._thresholds import Threshold, fixed_sequence
 from citecal.cascade._verifier import LocalVerifier, validate_json
 from citecal.errors import InputError
+from citecal.models import ConfidenceSource
 
 SCHEMA_VERSION: Literal[1] = 1
 VERDICTS: tuple[str, str] = ("supports", "not_supports")
@@ -31,6 +32,8 @@ TierKind = Literal["rules", "local", "judge"]
 DEFAULT_CASCADE = "default_cascade.json"
 MAX_CASCADE_BYTES = 8 * 2**20
 """Largest cascade file read (README "Security"; the shipped one is 5 kB)."""
+MAX_MODEL_CHARS = 256
+"""Longest model name in a cascade's cost (a name, not a document)."""
 LABEL_COUNTS = ("n", "records")
 """Keys of a cascade's ``labels`` that count labels, checked as counts when it is loaded."""
 
@@ -86,6 +89,12 @@ class Tier(BaseModel):
     name: str
     kind: TierKind
     model: str | None = Field(None, description="The judge model of a judge tier.")
+    confidence: ConfidenceSource | None = Field(
+        None,
+        description="A judge tier's confidence source (verbal, logprob, consistency, "
+        "simulated): its thresholds are on that confidence_value (README 'Judge "
+        "confidence'); null: on the judge's support score, as before.",
+    )
     thresholds: dict[str, TierThreshold]
     reached: Count = Field(0, description="Calibration labels that reached this tier.")
     decided: Count = Field(0, description="Of those, decided here.")
@@ -99,7 +108,36 @@ class Tier(BaseModel):
             raise ValueError(f"thresholds must give {' and '.join(VERDICTS)}, no other verdict")
         if self.decided > self.reached:
             raise ValueError("decided must not exceed reached")
+        if self.confidence is not None and self.kind != "judge":
+            raise ValueError("only a judge tier has a confidence source")
         return self
+
+
+class CascadeCost(BaseModel):
+    """The judge tiers' expected cost per 1 000 claims and the strongest judge's alone.
+
+    Every claim reaching a judge tier pays for it (K answers for consistency and
+    simulated); README "Judge confidence".
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    per_1000: float = Field(
+        ge=0,
+        allow_inf_nan=False,
+        description="USD per 1 000 claims: Σ share reaching a tier × its cost.",
+    )
+    baseline_model: str = Field(
+        max_length=MAX_MODEL_CHARS, description="The most expensive judge tier's model."
+    )
+    baseline_per_1000: float = Field(
+        ge=0,
+        allow_inf_nan=False,
+        description="USD per 1 000 claims when that model judges every claim (one answer each).",
+    )
+    ratio: float | None = Field(
+        ge=0, allow_inf_nan=False, description="per_1000 / baseline_per_1000."
+    )
 
 
 class CascadeSpec(BaseModel):
@@ -118,6 +156,9 @@ class CascadeSpec(BaseModel):
     tiers: list[Tier]
     abstained: Count = Field(0, description="Calibration labels no tier decided.")
     verifier: LocalVerifier | None = None
+    cost: CascadeCost | None = Field(
+        None, description="What the judge tiers cost per 1 000 claims against the strongest."
+    )
     calibrator: Calibrator | None = Field(
         None,
         description="The verifier's probability calibrated on out-of-fold predictions, the "
@@ -159,12 +200,18 @@ class Item:
     """Judge model → support score."""
     human: bool = False
     """People's consensus: supports (score ≥ 2)."""
+    judge_verdicts: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """Judge model → (verdict side, confidence_value): what a judge tier with a confidence
+    source thresholds on (README "Judge confidence")."""
 
 
 def predict(kind: TierKind, item: Item, model: str | None = None) -> tuple[str, float] | None:
     """(verdict, confidence) the tier gives ``item``, or None when it has nothing to say."""
     if kind == "rules":
         return (item.rule, 1.0) if item.rule in VERDICTS else None
+    if kind == "judge" and (model or "") in item.judge_verdicts:
+        verdict, confidence = item.judge_verdicts[model or ""]
+        return (verdict, float(confidence)) if np.isfinite(confidence) else None
     p = item.local if kind == "local" else item.judges.get(model or "")
     if p is None or not np.isfinite(p):
         return None
@@ -183,6 +230,8 @@ class TierSpec:
     kind: TierKind
     model: str | None = None
     cost_per_claim: float | None = None
+    confidence: str | None = None
+    """A judge tier's confidence source (its items carry ``judge_verdicts``)."""
 
     @property
     def name(self) -> str:
@@ -230,6 +279,7 @@ def calibrate_cascade(
                 name=spec.name,
                 kind=spec.kind,
                 model=spec.model,
+                confidence=spec.confidence,
                 thresholds=thresholds,
                 reached=reached,
                 decided=len(decided),
@@ -244,6 +294,30 @@ def calibrate_cascade(
         abstained=len(remaining),
         verifier=verifier,
         calibrator=calibrator,
+    )
+
+
+def judge_cost(
+    spec: CascadeSpec, baseline_model: str, baseline_per_claim: float | None
+) -> CascadeCost | None:
+    """The judge tiers' expected cost per 1 000 claims against ``baseline_model`` alone.
+
+    A claim pays for every judge tier it reaches (the share of labels reaching it);
+    None when a judge tier has no price.
+    """
+    n = spec.labels.get("n")
+    judges = [t for t in spec.tiers if t.kind == "judge"]
+    if not judges or not isinstance(n, int | float) or not n:
+        return None
+    if any(t.cost_per_1000 is None for t in judges) or baseline_per_claim is None:
+        return None
+    per_1000 = sum(t.reached / float(n) * float(t.cost_per_1000 or 0.0) for t in judges)
+    base = baseline_per_claim * 1000
+    return CascadeCost(
+        per_1000=round(per_1000, 6),
+        baseline_model=baseline_model,
+        baseline_per_1000=round(base, 6),
+        ratio=round(per_1000 / base, 6) if base else None,
     )
 
 
@@ -306,6 +380,7 @@ def save_cascade(path: Path, spec: CascadeSpec) -> None:
 __all__ = [
     "MAX_CASCADE_BYTES",
     "VERDICTS",
+    "CascadeCost",
     "CascadeSpec",
     "Item",
     "Tier",
@@ -313,6 +388,7 @@ __all__ = [
     "TierThreshold",
     "calibrate_cascade",
     "decides",
+    "judge_cost",
     "load_cascade",
     "parse_agreement",
     "predict",

@@ -14,11 +14,20 @@ import io
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from scipy.stats import beta
 
 from citecal._markup import html_text, md_line
-from citecal.cascade._cascade import VERDICTS, CascadeSpec, TierThreshold
+from citecal.cascade._cascade import VERDICTS, CascadeSpec, Tier, TierThreshold
 
-HEADS: tuple[str, ...] = ("tier", "reached", "decided", "coverage", *VERDICTS, "USD / 1 000")
+HEADS: tuple[str, ...] = (
+    "tier",
+    "reached",
+    "decided",
+    "coverage",
+    "agreement",
+    *VERDICTS,
+    "USD / 1 000",
+)
 
 
 def _side(t: TierThreshold) -> str:
@@ -27,6 +36,18 @@ def _side(t: TierThreshold) -> str:
     ci = f" [{t.interval[0]:.1%}, {t.interval[1]:.1%}]" if t.interval else ""
     agree = f"{t.agreement:.1%}" if t.agreement is not None else "–"
     return f"≥ {t.value:.3f}: {t.n} decided, {agree}{ci}"
+
+
+def tier_agreement(tier: Tier) -> tuple[float, tuple[float, float]] | None:
+    """Agreement of everything the tier decides on its labels, with a Clopper–Pearson 95%."""
+    n = sum(t.n for t in tier.thresholds.values() if t.value is not None)
+    errors = sum(t.errors for t in tier.thresholds.values() if t.value is not None)
+    if not n:
+        return None
+    k = n - errors
+    lo = float(beta.ppf(0.025, k, n - k + 1)) if k > 0 else 0.0
+    hi = float(beta.ppf(0.975, k + 1, n - k)) if k < n else 1.0
+    return k / n, (lo, hi)
 
 
 def _title(spec: CascadeSpec) -> str:
@@ -40,8 +61,11 @@ def _rows(spec: CascadeSpec) -> list[list[str]]:
     for tier in spec.tiers:
         cov = f"{tier.decided / tier.reached:.1%}" if tier.reached else "–"
         cost = f"{tier.cost_per_1000:.4f}" if tier.cost_per_1000 is not None else "–"
+        agree = tier_agreement(tier)
+        shown = "–" if agree is None else f"{agree[0]:.1%} [{agree[1][0]:.1%}, {agree[1][1]:.1%}]"
+        name = tier.name + (f" ({tier.confidence})" if tier.confidence else "")
         sides = [_side(tier.thresholds[v]) for v in VERDICTS]
-        rows.append([tier.name, str(tier.reached), str(tier.decided), cov, *sides, cost])
+        rows.append([name, str(tier.reached), str(tier.decided), cov, shown, *sides, cost])
     return rows
 
 
@@ -49,6 +73,24 @@ def _abstained(spec: CascadeSpec) -> str:
     total = sum(t.decided for t in spec.tiers) + spec.abstained
     share = f" ({spec.abstained / total:.1%})" if total else ""
     return f"abstained (sent to a person): {spec.abstained}{share}"
+
+
+def _cost(spec: CascadeSpec) -> str | None:
+    """The judge tiers' cost against the strongest model alone (README "Judge confidence")."""
+    if spec.cost is None:
+        return None
+    c = spec.cost
+    ratio = f" ({c.ratio:.2f}×)" if c.ratio is not None else ""
+    return (
+        f"judge tiers: ${c.per_1000:.4f} per 1 000 claims (every claim reaching a judge "
+        f"tier pays for it, K answers included) vs ${c.baseline_per_1000:.4f} judging "
+        f"every claim with {c.baseline_model}{ratio}"
+    )
+
+
+def _footer(spec: CascadeSpec) -> list[str]:
+    cost = _cost(spec)
+    return [_abstained(spec)] + ([cost] if cost is not None else [])
 
 
 def render_cascade_table(spec: CascadeSpec, console: Console) -> None:
@@ -59,7 +101,8 @@ def render_cascade_table(spec: CascadeSpec, console: Console) -> None:
     for row in _rows(spec):
         table.add_row(*(escape(cell) for cell in row))
     console.print(table)
-    console.print(escape(_abstained(spec)))
+    for line in _footer(spec):
+        console.print(escape(line))
 
 
 def render_cascade_markdown(spec: CascadeSpec) -> str:
@@ -68,7 +111,8 @@ def render_cascade_markdown(spec: CascadeSpec) -> str:
     lines.append("| " + " | ".join(md_line(h) for h in HEADS) + " |")
     lines.append("|" + "|".join("---" if h in ("tier", *VERDICTS) else "---:" for h in HEADS) + "|")
     lines += ["| " + " | ".join(md_line(c) for c in row) + " |" for row in _rows(spec)]
-    return "\n".join([*lines, "", md_line(_abstained(spec)), ""])
+    footer = [md_line(line) + "\n" for line in _footer(spec)]
+    return "\n".join([*lines, "", *footer])
 
 
 def render_cascade_html(spec: CascadeSpec) -> str:
@@ -82,7 +126,8 @@ def render_cascade_html(spec: CascadeSpec) -> str:
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f"<title>{title}</title></head><body><h1>{title}</h1>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        f"<p>{html_text(_abstained(spec))}</p></body></html>\n"
+        + "".join(f"<p>{html_text(line)}</p>" for line in _footer(spec))
+        + "</body></html>\n"
     )
 
 

@@ -39,6 +39,8 @@ class Row:
     rule: str | None
     human: bool
     judges: tuple[tuple[str, float], ...] = ()
+    judge_verdicts: tuple[tuple[str, str, float], ...] = ()
+    """(model, verdict side, confidence_value) per judge (README "Judge confidence")."""
     origin: str = "natural"
     """natural (reports as users bring them, and every pulled annotation) or planted: the
     calibrator is fitted on natural rows only (DESIGN "Routing and the cascade")."""
@@ -143,6 +145,7 @@ def fit_cascade(
             local=float(p) if np.isfinite(p) else None,
             judges=dict(r.judges),
             human=r.human,
+            judge_verdicts={m: (v, c) for m, v, c in r.judge_verdicts},
         )
         for r, p in zip(rows, oof, strict=True)
         if thresholds_on is None or r.origin in thresholds_on

@@ -6,11 +6,12 @@ same way and degrade the same way when there is none (docs: "The LLM judge", fau
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from citecal.config import Config
-    from citecal.verify.judge import Budget, Judge
+    from citecal.verify.judge import Budget, Judge, PromptTemplate
 
 
 def build_judge_or_reason(
@@ -19,18 +20,41 @@ def build_judge_or_reason(
     model: str | None,
     no_cache: bool,
     budget: Budget | None = None,
+    exclude_reports: Sequence[str] = (),
 ) -> tuple[Judge | None, str | None]:
-    """The judge, or why there is none (missing key, unreachable endpoint: degrade)."""
+    """The judge, or why there is none (missing key, unreachable endpoint: degrade).
+
+    With ``judge.confidence = "simulated"`` its few-shot variants are mined from
+    ``judge.simulated_from`` first, leaving out ``exclude_reports`` (README "Judge
+    confidence"); a missing or bad table is an input error, not a degradation.
+    """
     from citecal.verify.judge import JudgeUnavailable, build_judge
 
+    variants = simulated_variants(config, prompt, exclude_reports)
     try:
         judge = build_judge(
-            config.judge, prompt=prompt, model=model, use_cache=not no_cache, budget=budget
+            config.judge,
+            prompt=prompt,
+            model=model,
+            use_cache=not no_cache,
+            budget=budget,
+            variants=variants,
         )
         warn_on_prompt(judge)
         return judge, None
     except JudgeUnavailable as exc:
         return None, str(exc)
+
+
+def simulated_variants(
+    config: Config, prompt: str | None, exclude_reports: Sequence[str] = ()
+) -> tuple[PromptTemplate, ...]:
+    """The simulated annotators' prompts when the judge needs them, else none."""
+    if config.judge.confidence != "simulated":
+        return ()
+    from citecal.calibrate import simulated_prompts
+
+    return simulated_prompts(config.judge, prompt, exclude_reports=exclude_reports)
 
 
 def warn_on_prompt(judge: Judge) -> None:

@@ -177,6 +177,56 @@ def spending_options(fn: F) -> F:
     return fn
 
 
+def confidence_options(fn: F) -> F:
+    """``--confidence``, ``--samples K`` and ``--simulated-from``: every command that judges.
+
+    How sure the judge is (README "Judge confidence"); they override ``judge.confidence``,
+    ``judge.samples`` and ``judge.simulated_from``.
+    """
+    fn = click.option(
+        "--simulated-from",
+        "simulated_from",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        metavar="ANNOTATIONS",
+        help="With --confidence simulated: the annotation table the simulated annotators' "
+        "labelled examples come from (judge.simulated_from).",
+    )(fn)
+    fn = click.option(
+        "--samples",
+        "samples",
+        type=click.IntRange(2, 20),
+        default=None,
+        metavar="K",
+        help="K: samples (consistency) or few-shot variants (simulated); default judge.samples "
+        "(5). K answers cost about K times the tokens.",
+    )(fn)
+    fn = click.option(
+        "--confidence",
+        "confidence",
+        type=click.Choice(["verbal", "logprob", "consistency", "simulated"]),
+        default=None,
+        help="How the judge's confidence is measured: its words (verbal, the default), its "
+        "verdict token's probability (logprob), K samples' agreement (consistency) or K "
+        "simulated annotators' (simulated).",
+    )(fn)
+    return fn
+
+
+def confidence_overrides(
+    confidence: str | None, samples: int | None, simulated_from: Path | None
+) -> dict[str, Any]:
+    """The ``[judge]`` settings :func:`confidence_options` give."""
+    out: dict[str, Any] = {}
+    if confidence is not None:
+        out["confidence"] = confidence
+    if samples is not None:
+        out["samples"] = samples
+    if simulated_from is not None:
+        out["simulated_from"] = str(simulated_from)
+    return out
+
+
 def can_ask() -> bool:
     """True when a person at a terminal can answer a question (stdin and stderr are ttys)."""
     import sys

@@ -131,6 +131,15 @@ BY_CHOICES = ("mode", "model", "prompt_version", "language", "report", "repo")
     help="Removed: calibrate writes a cascade with --write-cascade; --cascade only reads one.",
 )
 @click.option(
+    "--judges",
+    "judges",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="TABLE",
+    help="With --write-cascade: the same records judged by another model (citecal rejudge "
+    "--model M -o TABLE); each judge model is a tier, cheapest first (repeatable).",
+)
+@click.option(
     "--agreement",
     default="supports=0.98,not_supports=0.90",
     show_default=True,
@@ -161,6 +170,7 @@ def calibrate_command(
     judged: tuple[Path, ...],
     config_file: Path | None,
     cascade_out: Path | None,
+    judges: tuple[Path, ...],
     force: bool,
     old_cascade: str | None,
     agreement: str,
@@ -185,6 +195,7 @@ def calibrate_command(
       citecal calibrate new.parquet --baseline calibration.json --fail-under weighted_kappa=0.6
       citecal calibrate ann.parquet --judged evals/ -f html -o calibration.html
       citecal calibrate ann.parquet --write-cascade cascade.json --agreement 0.95 --delta 0.1
+      citecal calibrate cheap.parquet --judges strong.parquet --write-cascade cascade.json
     """
 
     if old_cascade is not None:
@@ -195,13 +206,16 @@ def calibrate_command(
         ("--baseline", baseline),
         ("--config", config_file),
         *(("--judged", j) for j in judged),
+        *(("--judges", j) for j in judges),
     ]
     outputs = [("-o/--output", output), ("--save-map", save_map), ("--write-cascade", cascade_out)]
     refuse_clobber(outputs, inputs)  # README "Security": an output never replaces an input
     if cascade_out is not None:
         check_replace(cascade_out, force, "cascade", "--write-cascade")
-        _fit_cascade(annotations, cascade_out, agreement, delta, config_file, fmt, output)
+        _fit_cascade(annotations, cascade_out, agreement, delta, config_file, fmt, output, judges)
         return
+    if judges:
+        raise InputError("--judges needs --write-cascade FILE")
     from citecal.calibrate._drift import read_snapshot
     from citecal.calibrate._report import GATE_FIGURES, Checks, apply_gate, calibrate
     from citecal.commands._options import parse_thresholds
@@ -337,12 +351,19 @@ def _fit_cascade(
     config_file: Path | None,
     fmt: str,
     output: Path | None,
+    judges: tuple[Path, ...] = (),
 ) -> None:
-    """``calibrate --write-cascade``: thresholds per tier from these labels (docs: the cascade)."""
+    """``calibrate --write-cascade``: thresholds per tier from these labels (docs: the cascade).
+
+    ``judges``: the same records judged by other models, each a judge tier (README "Judge
+    confidence").
+    """
     from citecal.annotations import read_table
     from citecal.cascade import (
         LOCAL_TIERS,
         fit_cascade,
+        judge_cost,
+        judge_sources,
         judge_tiers,
         parse_agreement,
         render_cascade,
@@ -350,7 +371,7 @@ def _fit_cascade(
         save_cascade,
     )
     from citecal.commands._emit import emit_text
-    from citecal.verify.judge import cost_usd
+    from citecal.verify.judge import claim_cost
 
     if str(out) == "default":
         raise InputError(
@@ -360,14 +381,25 @@ def _fit_cascade(
     levels = parse_agreement(agreement)
     check_output(out)
     check_output(output)
-    rows, models = rows_from_table(read_table(annotations))
-    pricing = load_config(None, config_file, {}).judge.pricing
-    # A claim's judge request is about 700 prompt and 80 completion tokens (README "The cascade").
-    cost = {m: cost_usd(m, 700, 80, pricing) for m in models}
-    tiers = [*LOCAL_TIERS, *judge_tiers(models, cost)]
+    table = read_table(annotations)
+    if judges:
+        import pandas as pd
+
+        table = pd.concat([table, *(read_table(j) for j in judges)], ignore_index=True)
+    rows, models = rows_from_table(table)
+    judge = load_config(None, config_file, {}).judge
+    sources = judge_sources(table)
+    cost = {m: claim_cost(m, sources.get(m), judge) for m in models}
+    tiers = [*LOCAL_TIERS, *judge_tiers(models, cost, sources)]
     spec = fit_cascade(
         rows, levels, delta, {"source": str(annotations), "records": len(rows)}, tiers=tiers
     )
+    priced = [t for t in spec.tiers if t.kind == "judge" and t.cost_per_1000 is not None]
+    if priced:  # README "Judge confidence": against the strongest judge on every claim
+        strong = max(priced, key=lambda t: t.cost_per_1000 or 0.0).model or ""
+        spec = spec.model_copy(
+            update={"cost": judge_cost(spec, strong, claim_cost(strong, "verbal", judge))}
+        )
     save_cascade(out, spec)
     click.echo(f"wrote cascade {out} ({len(rows)} records)", err=True)
     emit_text(render_cascade(spec, fmt), output)

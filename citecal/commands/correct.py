@@ -17,6 +17,8 @@ from citecal.commands._options import (
     budget_line,
     cascade_choice,
     cascade_options,
+    confidence_options,
+    confidence_overrides,
     make_budget,
     output_options,
     spending_options,
@@ -43,10 +45,12 @@ def run_correct(
     semantic: bool = False,
     max_cost: float | None = None,
     yes: bool = False,
+    judge_settings: dict[str, Any] | None = None,
     cascade: str | None = None,
 ) -> None:
     """What ``citecal correct`` and ``citecal eval --correct`` do (one implementation).
 
+    ``judge_settings``: ``[judge]`` overrides from the command line (``--confidence``, ...).
     ``cascade``: the cascade file to evaluate through ("default", a path) or None
     (``--no-cascade``; docs/explanation/cascade.md).
     """
@@ -62,7 +66,8 @@ def run_correct(
     refuse_clobber(  # README "Security": an output never replaces an input
         [("-o/--output", output), ("--corrections", corrections_path)],
         [("REPORT", report), ("--config", config_file),
-         ("--cascade", None if cascade in (None, "default") else cascade)],
+         ("--cascade", None if cascade in (None, "default") else cascade),
+         ("--simulated-from", (judge_settings or {}).get("simulated_from"))],
     )  # fmt: skip
     for target in (output, corrections_path):
         check_output(target)  # a bad path fails now, before any work
@@ -72,7 +77,7 @@ def run_correct(
 
         spec = load_cascade(cascade)
     text, bom = read_report(report)
-    overrides: dict[str, dict[str, Any]] = {"judge": {}}
+    overrides: dict[str, dict[str, Any]] = {"judge": dict(judge_settings or {})}
     if prompt:
         overrides["judge"]["prompt"] = prompt
     repo_dir = repo if repo.is_dir() else None
@@ -180,6 +185,7 @@ def run_correct(
 @click.option("--model", default=None, help="Judge and rewrite model (default: judge.judge_model).")
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @spending_options
+@confidence_options
 @cascade_options
 def correct_command(
     report: Path,
@@ -199,6 +205,9 @@ def correct_command(
     no_cache: bool,
     max_cost: float | None,
     yes: bool,
+    confidence: str | None,
+    samples: int | None,
+    simulated_from: Path | None,
     cascade_file: str | None,
     no_cascade: bool,
 ) -> None:
@@ -239,5 +248,6 @@ def correct_command(
         semantic=semantic,
         max_cost=max_cost,
         yes=yes,
+        judge_settings=confidence_overrides(confidence, samples, simulated_from),
         cascade=cascade_choice(cascade_file, no_cascade),
     )

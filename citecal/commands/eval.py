@@ -19,6 +19,8 @@ from citecal.commands._options import (
     budget_line,
     cascade_choice,
     cascade_options,
+    confidence_options,
+    confidence_overrides,
     make_budget,
     output_options,
     spending_options,
@@ -55,8 +57,10 @@ def _dry_run(
     model: str | None = None,
     use_cache: bool = True,
     context: SourceStore | None = None,
+    exclude_reports: tuple[str, ...] = (),
     cascade: CascadeSpec | None = None,
 ) -> None:
+    from citecal.commands._judge import simulated_variants
     from citecal.pipeline import dry_run_line, estimate_report
 
     est, _ = estimate_report(
@@ -67,6 +71,7 @@ def _dry_run(
         model=model,
         use_cache=use_cache,
         context=context,
+        variants=simulated_variants(config, prompt, exclude_reports),
         cascade=cascade,
     )
     click.echo(dry_run_line(est))
@@ -131,6 +136,7 @@ def _render(result: EvalResult, fmt: str, output: Path | None) -> None:
 @click.option("--no-cache", is_flag=True, help="Ignore the verdict cache for this run.")
 @click.option("--dry-run", is_flag=True, help="Show judge calls, tokens and cost; call nothing.")
 @spending_options
+@confidence_options
 @click.option(
     "--gate", "gate", is_flag=True, help="Apply the quality gate ([gate] thresholds); FAIL exits 1."
 )
@@ -194,6 +200,9 @@ def eval_command(
     dry_run: bool,
     max_cost: float | None,
     yes: bool,
+    confidence: str | None,
+    samples: int | None,
+    simulated_from: Path | None,
     gate: bool,
     fail_on: str,
     correct: bool,
@@ -217,6 +226,7 @@ def eval_command(
       citecal eval report.md --repo ~/src/project --rev v1.2.0 -f json -o eval.json
       citecal eval report.md --repo . --dry-run
       citecal eval report.md --repo . --max-cost 0.50
+      citecal eval report.md --repo . --confidence consistency --samples 5
       citecal eval report.md --repo . --strict -f markdown > citations.md
       citecal eval report.md --repo . --no-llm --gate
       citecal eval answer.md --context notes/ --no-llm
@@ -230,7 +240,7 @@ def eval_command(
     refuse_clobber(  # README "Security": an output never replaces an input
         [("-o/--output", output), ("--corrections", corrections_path)],
         [("REPORT", report), ("--config", config_file), ("--calibration", calibration),
-         ("--cascade", cascade_path)],
+         ("--cascade", cascade_path), ("--simulated-from", simulated_from)],
     )  # fmt: skip
     if correct:
         if context_dir is not None or gate:
@@ -256,6 +266,7 @@ def eval_command(
             strict=strict,
             max_cost=max_cost,
             yes=yes,
+            judge_settings=confidence_overrides(confidence, samples, simulated_from),
             cascade=chosen,
         )
         return
@@ -263,6 +274,7 @@ def eval_command(
         raise InputError("--corrections needs --correct")
     from citecal.config import describe_repo_layer, load_config, repo_config_layers, user_base
     from citecal.pipeline import evaluate_report
+    from citecal.record_ids import report_key
     from citecal.source import open_store
 
     check_output(output)  # a bad -o fails now, not after paid judge calls
@@ -277,7 +289,9 @@ def eval_command(
 
         cascade = load_cascade(chosen)
     report_text = read_text_file(report, "report")
-    overrides: dict[str, dict[str, Any]] = {"judge": {}}
+    overrides: dict[str, dict[str, Any]] = {
+        "judge": confidence_overrides(confidence, samples, simulated_from)
+    }
     if concurrency:
         overrides["judge"]["concurrency"] = concurrency
     if prompt:
@@ -289,6 +303,8 @@ def eval_command(
             click.echo(line, err=True)
     store = open_store(repo, rev, config.validation)
     context = open_store(context_dir, None, config.validation) if context_dir is not None else None
+    # A report in the simulated annotators' table never lends them its own labels.
+    own = (report_key(str(report), store.name),)
     if dry_run:
         _dry_run(
             report_text,
@@ -298,6 +314,7 @@ def eval_command(
             model,
             use_cache=not no_cache,
             context=context,
+            exclude_reports=own,
             cascade=cascade,
         )
         return
@@ -305,7 +322,7 @@ def eval_command(
     judge, reason = (
         (None, "--no-llm")
         if no_llm
-        else build_judge_or_reason(config, prompt, model, no_cache, budget)
+        else build_judge_or_reason(config, prompt, model, no_cache, budget, own)
     )
     interactive = sys.stderr.isatty()
     try:

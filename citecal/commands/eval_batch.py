@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from citecal.commands._options import cascade_choice, cascade_options, spending_options
+from citecal.commands._options import (
+    cascade_choice,
+    cascade_options,
+    confidence_options,
+    confidence_overrides,
+    spending_options,
+)
 from citecal.errors import InputError
 
 if TYPE_CHECKING:
@@ -227,6 +233,7 @@ def _print_dry_run(est: DryRunSummary) -> None:
     help="Reports per task (default 20).",
 )
 @spending_options
+@confidence_options
 @cascade_options
 def eval_batch_command(
     manifest: Path,
@@ -247,6 +254,9 @@ def eval_batch_command(
     task_size: int | None,
     max_cost: float | None,
     yes: bool,
+    confidence: str | None,
+    samples: int | None,
+    simulated_from: Path | None,
     cascade_file: str | None,
     no_cascade: bool,
 ) -> None:
@@ -285,11 +295,20 @@ def eval_batch_command(
         )
     entries = read_manifest(manifest)
     out = output if output is not None else _default_output(manifest)
-    overrides: dict[str, dict[str, Any]] = {"judge": {}}
+    # Workers read the simulated annotators' table too: its absolute path.
+    table = simulated_from.resolve() if simulated_from is not None else None
+    overrides: dict[str, dict[str, Any]] = {
+        "judge": confidence_overrides(confidence, samples, table)
+    }
     if concurrency:
         overrides["judge"]["concurrency"] = concurrency
     if prompt:
         overrides["judge"]["prompt"] = prompt
+    if not no_llm:  # a bad --simulated-from table fails here, before any worker starts
+        from citecal.commands._judge import simulated_variants
+        from citecal.config import load_config
+
+        simulated_variants(load_config(None, config_file, overrides), prompt)
     options = BatchOptions(
         output=str(out),
         scheduler=scheduler,

@@ -41,10 +41,18 @@ How a chat completion is answered, first match wins:
    the prompt critic, ``citecal align``) is answered with
    :data:`CRITIC_EDITS`, four fixed edits, one helpful.
 
-Usage is ``characters / 4`` of the messages and of the answer unless scripted.
+5. ``mode="realistic"``: :class:`~citecal.testing.realistic_judge.RealisticJudge`, a
+   judge that always says ``high`` but errs where claims are hard, with OpenAI's
+   ``logprobs`` and ``n`` choices (``logprobs=False`` and ``honour_n=False`` play servers
+   without them; README "Judge confidence").
+
+A request for ``n`` choices gets ``n`` copies of a deterministic answer (unless
+``honour_n=False``); ``logprobs`` come only from the realistic judge (or a scripted
+:class:`Reply` with ``choices``).
+Usage is ``characters / 4`` of the messages (once) and of every choice's answer unless scripted.
 A request's ``max_tokens`` (or ``max_completion_tokens``) is honoured as a model
-does: a longer answer is cut there (``finish_reason: "length"``) and its usage
-counts at most that many tokens.
+does: a longer answer (each of the ``n`` choices) is cut there (``finish_reason:
+"length"``) and its usage counts at most that many tokens per choice.
 ``obey_injections=True`` makes the heuristic judge gullible, like an LLM that
 follows instructions hidden in what it judges (README "Security"): when the
 material of a request holds an instruction in any of nine languages, in any
@@ -106,6 +114,8 @@ class Reply:
     usage: tuple[int, int] | None = None
     no_usage: bool = False
     drop: bool = False
+    choices: list[tuple[str, list[dict[str, Any]] | None]] | None = None
+    """Several choices: (content, OpenAI ``logprobs.content`` or None) each."""
 
     @classmethod
     def json(cls, value: Any, **kw: Any) -> Reply:
@@ -410,6 +420,7 @@ def _tokens(text: str) -> int:
 class _QuietHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # the default 5 resets connections under --concurrency 16
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]
@@ -418,7 +429,7 @@ class _QuietHTTPServer(ThreadingHTTPServer):
         log.warning("fake OpenAI server: error handling a request", exc_info=True)
 
 
-MODES = ("heuristic", "prompt_sensitive", "prompt_noise")
+MODES = ("heuristic", "prompt_sensitive", "prompt_noise", "realistic")
 """Judges the server can play (module doc, step 4)."""
 
 
@@ -439,6 +450,8 @@ class FakeOpenAIServer:
         seed: int = 0,
         host: str = "127.0.0.1",
         port: int = 0,
+        honour_n: bool = True,
+        realistic: Callable[[ChatRequest], Reply] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
@@ -451,6 +464,12 @@ class FakeOpenAIServer:
         self.known_models = list(known_models) if known_models is not None else None
         self.reject_response_format = reject_response_format
         self.obey_injections = obey_injections
+        self.honour_n = honour_n
+        self.realistic = realistic
+        if mode == "realistic" and realistic is None:
+            from citecal.testing.realistic_judge import RealisticJudge
+
+            self.realistic = RealisticJudge(seed=seed, honour_n=honour_n)
         self._host = host
         self._port = port
         self._queue: collections.deque[Reply] = collections.deque()
@@ -564,6 +583,8 @@ class FakeOpenAIServer:
                 return reply
         if self.mode == "heuristic":
             return Reply(content=heuristic_content(req, self.obey_injections))
+        if self.mode == "realistic" and self.realistic is not None:
+            return self.realistic(req)
         system = req.system
         if CRITIC_MARKER in system.lower():
             return Reply(content=critic_content(req))
@@ -655,10 +676,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply.status, json.dumps(body).encode(), reply.headers)
             return
         content = reply.content if reply.content is not None else ""
-        limit = req.body.get("max_tokens", req.body.get("max_completion_tokens"))
-        finish = "stop"
-        if isinstance(limit, int) and limit > 0 and _tokens(content) > limit:
-            content, finish = content[: limit * 4], "length"  # a model stops at max_tokens
+        choices = reply.choices
+        if choices is None:
+            asked = req.body.get("n")
+            n = int(asked) if isinstance(asked, int) and asked > 1 and self.owner.honour_n else 1
+            choices = [(content, None)] * n
+        asked_limit = req.body.get("max_tokens", req.body.get("max_completion_tokens"))
+        limit = asked_limit if isinstance(asked_limit, int) and asked_limit > 0 else None
+        answers: list[tuple[str, Any, str]] = []
+        for text, lps in choices:
+            if limit is not None and _tokens(text) > limit:  # a model stops at max_tokens
+                answers.append((text[: limit * 4], lps, "length"))
+            else:
+                answers.append((text, lps, "stop"))
         out: dict[str, Any] = {
             "id": f"chatcmpl-{id(req):x}",
             "object": "chat.completion",
@@ -666,19 +696,21 @@ class _Handler(BaseHTTPRequestHandler):
             "model": req.model,
             "choices": [
                 {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
+                    "index": i,
+                    "message": {"role": "assistant", "content": text, "refusal": None},
+                    "logprobs": None if lps is None else {"content": lps, "refusal": None},
                     "finish_reason": finish,
                 }
+                for i, (text, lps, finish) in enumerate(answers)
             ],
         }
         if not reply.no_usage:
             prompt_tokens, completion_tokens = reply.usage or (
                 sum(_tokens(str(m.get("content", ""))) for m in req.messages),
-                _tokens(content),
+                sum(_tokens(text) for text, _, _ in answers),
             )
-            if isinstance(limit, int) and limit > 0:
-                completion_tokens = min(completion_tokens, limit)
+            if limit is not None:
+                completion_tokens = min(completion_tokens, limit * len(answers))
             out["usage"] = {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
@@ -720,9 +752,29 @@ def main(argv: list[str] | None = None) -> int:
         "--mode", choices=MODES, default="heuristic", help="judge to play (default heuristic)"
     )
     parser.add_argument("--noise", type=float, default=0.15, help="prompt_noise: flip share")
-    parser.add_argument("--seed", type=int, default=0, help="prompt_noise: seed")
+    parser.add_argument("--seed", type=int, default=0, help="prompt_noise, realistic: seed")
+    parser.add_argument(
+        "--error-rate",
+        action="append",
+        default=[],
+        metavar="MODEL=RATE",
+        help="realistic: share of claims MODEL gets wrong (default gpt-4o-mini=0.2, gpt-4o=0.1)",
+    )
+    parser.add_argument(
+        "--truth",
+        default=None,
+        metavar="ANNOTATIONS",
+        help="realistic: people's consensus in this annotation table is the true verdict",
+    )
+    parser.add_argument(
+        "--no-logprobs", action="store_true", help="realistic: never return logprobs"
+    )
+    parser.add_argument("--ignore-n", action="store_true", help="return one choice whatever n")
     args = parser.parse_args(argv)
     port = args.port if args.port is not None else (0 if command else 8399)
+    realistic = None
+    if args.mode == "realistic":
+        realistic = _realistic(args)
     with FakeOpenAIServer(
         port=port,
         latency_s=args.latency,
@@ -730,18 +782,44 @@ def main(argv: list[str] | None = None) -> int:
         mode=args.mode,
         noise=args.noise,
         seed=args.seed,
+        honour_n=not args.ignore_n,
+        realistic=realistic,
     ) as srv:
         if command:
             env = {**os.environ, "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "local"}
             code = subprocess.call(command, env=env)
             print(f"local judge server: {srv.calls} chat completion requests", file=sys.stderr)
             return code
-        print(f"OPENAI_BASE_URL={srv.base_url}  (heuristic judge; Ctrl-C stops)", flush=True)
+        print(f"OPENAI_BASE_URL={srv.base_url}  ({args.mode} judge; Ctrl-C stops)", flush=True)
         try:
             while True:
                 time.sleep(3600)
         except KeyboardInterrupt:
             return 0
+
+
+def _realistic(args: Any) -> Callable[[ChatRequest], Reply]:
+    """The realistic judge the command line asks for (README "Judge confidence")."""
+    from citecal.testing.realistic_judge import DEFAULT_ERROR_RATES, RealisticJudge
+
+    rates = dict(DEFAULT_ERROR_RATES)
+    for item in args.error_rate:
+        model, _, rate = item.partition("=")
+        try:
+            rates[model.strip()] = float(rate)
+        except ValueError:
+            raise SystemExit(f"--error-rate {item!r}: write MODEL=RATE, e.g. gpt-4o=0.05") from None
+    options: dict[str, Any] = {
+        "seed": args.seed,
+        "error_rates": rates,
+        "logprobs": not args.no_logprobs,
+        "honour_n": not args.ignore_n,
+    }
+    if args.truth is None:
+        return RealisticJudge(**options)
+    from citecal.annotations import read_table
+
+    return RealisticJudge.from_table(read_table(args.truth), **options)
 
 
 if __name__ == "__main__":

@@ -277,7 +277,7 @@ def test_pull_exports_every_submitted_answer_with_the_judge_verdict(env: Env) ->
     assert table is not None
     assert res.output.strip() == (
         f"wrote {len(env.expected)} annotations "
-        "(2 annotators, 40 of 40 records answered, 46 columns) to "
+        "(2 annotators, 40 of 40 records answered, 48 columns) to "
         f"{env.tmp / 'ann.parquet'} as parquet; skipped 1 drafts, 1 discarded; "
         "0 records without a submitted answer"
     )

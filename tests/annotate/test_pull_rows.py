@@ -136,6 +136,9 @@ def test_one_row_per_submitted_response_with_the_judge_verdict() -> None:
         "repository": None,
         "commit": None,
         "extractive_verdict": None,
+        # pushed before README "Judge confidence": calibrate reads the judge's words
+        "confidence_source": None,
+        "confidence_value": None,
     }
     assert counts.legacy_records == 2
     assert second["annotator"] == "u2"  # unknown user: the id is kept
@@ -278,3 +281,15 @@ def test_unknown_extension_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"\.parquet, \.csv or \.jsonl"):
         write_table(to_frame([]), tmp_path / "x.xlsx")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_pull_writes_the_judges_confidence_columns() -> None:
+    verdict = {"verdict": "not_supports", "confidence": "high", "score": 0.25, "model": "m",
+               "confidence_source": "logprob", "confidence_value": 0.75}  # fmt: skip
+    (row,), _ = annotation_rows([raw_record(judge=verdict)], SPEC, {})
+    assert (row["confidence_source"], row["confidence_value"]) == ("logprob", 0.75)
+    # A record pushed before: empty columns (calibrate reads them as the judge's words).
+    (old,), _ = annotation_rows([raw_record(judge={"verdict": "supports"})], SPEC, {})
+    assert (old["confidence_source"], old["confidence_value"]) == (None, None)
+    frame = to_frame([row, old])
+    assert frame["confidence_value"].dtype == "float64"

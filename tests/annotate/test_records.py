@@ -74,6 +74,9 @@ def test_fields_and_metadata_follow_the_spec() -> None:
         "prompt_version": "v1:3f2a9c",
         "reasoning": "The code never caches totals.",
         "method": "llm",
+        # README "Judge confidence": not said, so the judge's own words (1 - 0.17)
+        "confidence_source": "verbal",
+        "confidence_value": pytest.approx(0.83),
     }
     assert raw["cited_code"] == c.cited_code and "▶" not in raw["cited_code"]
     assert (raw["start_line"], raw["end_line"], raw["rev"]) == (10, 12, "deadbeef")
@@ -224,3 +227,21 @@ def test_repo_reader_adds_context_lines(tmp_path: Path) -> None:
 def test_repo_reader_is_none_when_the_recorded_repo_is_gone() -> None:
     with repo_reader(make_eval([make_citation()], repo="/nonexistent/x")) as read:
         assert read is None
+
+
+def test_the_judges_confidence_travels_in_the_raw_metadata() -> None:
+    """README "Judge confidence": push carries confidence_source and confidence_value."""
+    numeric = llm_citation(verdict="supports", confidence="high", score=0.8,
+                           confidence_source="consistency", confidence_value=0.8)  # fmt: skip
+    old = llm_citation(id="j2", verdict="not_supports", confidence="medium", score=None)
+    built = build_records(make_eval([numeric, old]), SPEC)
+    first, second = (r.data for r in built.records)
+    assert first is not None and first.judge is not None
+    assert (first.judge.confidence_source, first.judge.confidence_value) == ("consistency", 0.8)
+    assert first.columns()["confidence_value"] == 0.8
+    # An evaluation written before confidence sources: the judge's own words (0.17 → 0.83).
+    assert second is not None and second.judge is not None
+    assert second.judge.confidence_source == "verbal"
+    assert second.judge.confidence_value == pytest.approx(
+        1 - support_score("not_supports", "medium")
+    )

@@ -112,3 +112,22 @@ def test_probabilities_sum_to_n_and_respect_the_floor(
     assert all(floor * n / len(u) - 1e-12 <= p <= 1.0 for p in probs)
     # The recorded design gives every record the probability it had.
     assert [design.probability(x) for x in u] == pytest.approx(probs, abs=1e-12)
+
+
+def test_a_numeric_confidence_drives_the_active_design() -> None:
+    """README "Judge confidence": u = 2·√(c(1 − c)) from confidence_value, whatever the words."""
+    import math
+
+    from annotate_factories import make_citation
+
+    from citecal.annotate._sampling import active_uncertainty
+
+    def judged(value: float | None, source: str | None) -> object:
+        return make_citation(method="llm", verdict="supports", confidence="high", score=1.0,
+                             matched_terms=[], missing_terms=[], model="m",
+                             confidence_source=source, confidence_value=value)  # fmt: skip
+
+    assert active_uncertainty(judged(None, None)) == 0.0  # "high", score 1: sure, by its word
+    assert math.isclose(active_uncertainty(judged(0.6, "consistency")), 2 * math.sqrt(0.24))
+    assert math.isclose(active_uncertainty(judged(0.9, "logprob")), 0.6)
+    assert active_uncertainty(judged(1.0, "consistency")) == 0.0

@@ -10,6 +10,7 @@ import pytest
 
 from citecal.annotations import (
     ANNOTATION_COLUMNS,
+    CONFIDENCE_COLUMNS,
     RAW_COLUMNS,
     SCHEMA_VERSION,
     TABLE_COLUMNS,
@@ -81,8 +82,12 @@ def row(annotator: str = "alice", score: int = 3, **over: Any) -> dict[str, Any]
 def test_the_model_has_every_column_the_table_has() -> None:
     assert list(AnnotationRow.model_fields) == list(TABLE_COLUMNS)
     assert TABLE_COLUMNS[: len(ANNOTATION_COLUMNS)] == ANNOTATION_COLUMNS
-    assert len(TABLE_COLUMNS) == 46 and TABLE_COLUMNS[-len(RAW_COLUMNS) :] == RAW_COLUMNS
-    assert SCHEMA_VERSION == 2
+    assert len(TABLE_COLUMNS) == 48
+    raw_end = len(TABLE_COLUMNS) - len(CONFIDENCE_COLUMNS)
+    assert TABLE_COLUMNS[raw_end - len(RAW_COLUMNS) : raw_end] == RAW_COLUMNS
+    assert TABLE_COLUMNS[raw_end:] == CONFIDENCE_COLUMNS
+    assert CONFIDENCE_COLUMNS == ("confidence_source", "confidence_value")
+    assert SCHEMA_VERSION == 3
 
 
 def test_the_judge_verdict_is_flattened_once_and_read_back() -> None:

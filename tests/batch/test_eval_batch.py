@@ -360,6 +360,17 @@ def test_dry_run_estimates_the_whole_batch(
     assert est.prompt_tokens + est.completion_tokens == tokens
     assert (est.reports, est.errors) == (12, 2)
     assert not (tmp_path / "out").exists()  # a dry run writes nothing
+    # README "Judge confidence": K samples per claim in one request each (n=K): the same
+    # calls and prompts, K times the answer tokens.
+    code, stdout, stderr = invoke(
+        "eval-batch", str(manifest), "-o", str(tmp_path / "out"), "--scheduler", cluster,
+        "--dry-run", "--no-cache", "-f", "json", "--confidence", "consistency", "--samples", "4",
+        env=env,
+    )  # fmt: skip
+    assert code == 0, stderr
+    k = DryRunSummary.model_validate_json(stdout)
+    assert (k.claims, k.calls, k.prompt_tokens) == (est.claims, est.calls, est.prompt_tokens)
+    assert k.completion_tokens == 4 * est.completion_tokens
 
 
 # --------------------------------------------------------------------------- CLI errors

@@ -152,3 +152,22 @@ def test_the_spread_across_held_out_packages() -> None:
     }  # fmt: skip
     assert spread["agreement"] == {"min": 0.5, "median": 0.8, "max": 1.0, "packages": 3}
     assert spread["agreement_supports"]["packages"] == 0
+
+
+def test_judges_needs_write_cascade(tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["calibrate", str(TABLE), "--judges", str(TABLE)])
+    assert res.exit_code == 2 and "--judges needs --write-cascade FILE" in res.output
+
+
+def test_an_old_cascade_file_without_judge_confidence_still_loads(tmp_path: Path) -> None:
+    """README "Judge confidence": tier.confidence and cost are additive; old files load."""
+    spec = load_cascade("default")
+    raw = json.loads(spec.model_dump_json())
+    for tier in raw["tiers"]:
+        tier.pop("confidence")
+    raw.pop("cost")
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(raw))
+    again = load_cascade(old)
+    assert [t.confidence for t in again.tiers] == [None] * len(again.tiers)
+    assert again.cost is None

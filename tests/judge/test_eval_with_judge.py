@@ -271,3 +271,48 @@ def test_llm_classification_gives_unknown_claims_the_judges_mode(
     (row,) = json.loads(res.stdout)["citations"]
     assert row["mode"] == "unknown"
     assert "Also classify" not in server.requests[-1].user
+
+
+def test_eval_confidence_consistency_records_it_and_pays_for_k_samples(
+    tmp_path: Path,
+) -> None:
+    """README "Judge confidence": every judged row says how sure; the summary, what K cost."""
+    with FakeOpenAIServer(mode="realistic") as srv:
+        env = {
+            "OPENAI_BASE_URL": srv.base_url,
+            "OPENAI_API_KEY": "test-key",
+            "CITECAL_CACHE_PATH": str(tmp_path / "cache.sqlite3"),
+            "CITECAL_ESCALATION_MODEL": "",
+        }
+        code, out, err = run_eval(env)
+        assert code == 0, err
+        verbal = json.loads(out)
+        calls = srv.calls
+        code, out, err = run_eval(env, "--confidence", "consistency", "--samples", "5")
+        assert code == 0, err
+        doc = json.loads(out)
+        first = [r for r in srv.requests[calls:] if r.model == "gpt-4o-mini"]
+        assert len(first) == calls  # n=5: the same requests as one answer each
+        assert all(r.body["n"] == 5 for r in first)
+        # Samples that disagree (confidence 0.6 < judge.confidence_threshold) escalate.
+        escalated = [r for r in doc["citations"] if r["escalated_from"] is not None]
+        assert len(srv.requests) - calls - len(first) == len(escalated)
+        assert all(r["escalated_from"]["confidence_value"] < 0.7 for r in escalated)
+        code, dry, err = run_eval(
+            env, "--confidence", "consistency", "--samples", "5", "--no-cache", "--dry-run",
+            fmt="table",
+        )  # fmt: skip
+    assert code == 0, err
+    s, v = doc["summary"], verbal["summary"]
+    assert (s["confidence_source"], s["confidence_samples"]) == ("consistency", 5)
+    assert (v["confidence_source"], v["confidence_samples"]) == ("verbal", 1)
+    # Five answers per prompt: more tokens and dollars than one, less than five prompts.
+    assert v["llm_tokens"] < s["llm_tokens"] < 5 * v["llm_tokens"]
+    assert s["llm_tokens"] == sum(r["tokens"] for r in doc["citations"])
+    assert s["cost_usd"] > v["cost_usd"]
+    rows = llm_rows(doc)
+    assert rows and all(r["confidence_source"] == "consistency" for r in rows)
+    assert {r["confidence_value"] for r in rows} <= {0.6, 0.8, 1.0}
+    assert all(r["confidence_value"] == 1.0 for r in llm_rows(verbal))  # always "high"
+    assert all(r["confidence_source"] is None for r in doc["citations"] if r["method"] != "llm")
+    assert "(consistency: 5 answers per claim)" in dry

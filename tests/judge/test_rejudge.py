@@ -225,3 +225,96 @@ def test_dry_run_counts_the_few_shot_examples_tokens(tmp_path: Path) -> None:
     # every call carries the examples in its system prompt
     assert _tokens_in(few.stdout) > _tokens_in(plain.stdout)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.parquet"]
+
+
+@pytest.fixture
+def realistic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeOpenAIServer]:
+    """The realistic test judge, its truth people's consensus in the bundled table."""
+    from citecal.annotations import read_table
+    from citecal.testing.realistic_judge import RealisticJudge
+
+    judge = RealisticJudge.from_table(read_table(DATASET), seed=1)
+    with FakeOpenAIServer(mode="realistic", realistic=judge) as srv:
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("CITECAL_CACHE_PATH", str(tmp_path / "cache.sqlite3"))
+        monkeypatch.setenv("CITECAL_ESCALATION_MODEL", "")
+        yield srv
+
+
+def test_repeats_report_stability_per_claim_and_overall(
+    realistic: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "rep.parquet"
+    args = ["rejudge", str(DATASET), "--prompt", "v3", "--repeats", "5", "-o", str(out)]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    assert "rejudged 86 record(s) × 5 repeats" in r.output
+    table = pd.read_parquet(out)
+    per_record = table.drop_duplicates("record_id").set_index("record_id")["judge_stability"]
+    unstable = per_record[per_record < 1]
+    flip = len(unstable) / len(per_record)
+    assert f"{len(per_record) - len(unstable)} stable (every repeat agrees)" in r.output
+    assert f"flip rate {flip:.1%}" in r.output
+    for rid, share in unstable.items():  # each unstable claim is listed with its stability
+        assert any(
+            str(rid)[:12] in line and f"{share:.0%}" in line for line in r.output.splitlines()
+        )
+    assert set(table["judge_repeats"]) == {5}
+    # The five repeats are cached apart: a second run asks nothing.
+    calls = realistic.calls
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 0 and realistic.calls == calls
+    assert f"flip rate {flip:.1%}" in again.output
+
+
+def test_rejudge_with_a_numeric_confidence_writes_its_columns(
+    realistic: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "lp.parquet"
+    r = CliRunner().invoke(
+        cli, ["rejudge", str(DATASET), "--prompt", "v3", "--confidence", "logprob", "-o", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    table = pd.read_parquet(out)
+    assert set(table["confidence_source"]) == {"logprob"}
+    values = table["confidence_value"]
+    assert values.between(0, 1).all() and values.nunique() > 10
+    assert (values >= 0.5).mean() > 0.9  # below 0.5 only where a near-tie was sampled the other way
+    # The support score agrees with the numeric confidence (estimate and sampling use it).
+    supports = table["llm_verdict"] == "supports"
+    implied = values.where(supports, 1 - values)
+    assert (table["llm_score"] - implied).abs().max() < 1e-9
+
+
+def test_simulated_annotators_never_come_from_the_reports_being_rejudged(
+    realistic: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    r = CliRunner().invoke(
+        cli,
+        ["rejudge", str(DATASET), "--prompt", "v3", "--confidence", "simulated",
+         "--simulated-from", str(DATASET), "-o", str(tmp_path / "s.parquet")],
+    )  # fmt: skip
+    assert r.exit_code == 2
+    assert "no labelled example is left for the simulated annotators" in r.output
+    assert realistic.calls == 0
+    table = pd.read_parquet(DATASET)
+    early = table[table["report_id"].isin(["report-01", "report-02", "report-03", "report-04"])]
+    late = table[~table["report_id"].isin(early["report_id"])]
+    early.to_parquet(tmp_path / "early.parquet")
+    late.to_parquet(tmp_path / "late.parquet")
+    out = tmp_path / "sim.parquet"
+    r = CliRunner().invoke(
+        cli,
+        ["rejudge", str(tmp_path / "late.parquet"), "--prompt", "v3", "--confidence",
+         "simulated", "--samples", "3", "--simulated-from", str(tmp_path / "early.parquet"),
+         "-o", str(out)],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    systems = {req.system for req in realistic.requests}
+    assert len(systems) == 3  # three simulated annotators, each its own examples
+    late_claims = set(late["claim"])
+    for system in systems:
+        assert "labelled by one human reviewer" in system
+        assert not any(f'Claim: "{c}"' in system for c in late_claims - set(early["claim"]))
+    assert set(pd.read_parquet(out)["confidence_source"]) == {"simulated"}

@@ -160,6 +160,15 @@ def cascade_with(tmp_path: Path, edit: str) -> Path:
         "tiers.1.thresholds.supports.n=1e999",
         "abstained=-1",
         "tiers.1.cost_per_1000=-2",
+        # README "Judge confidence": a judge tier's confidence source, the judge tiers' cost.
+        'tiers.1.confidence="logprob"',  # the local tier has no confidence source
+        'tiers.1.confidence="[/bold]"',
+        'cost={"per_1000": -1, "baseline_model": "m", "baseline_per_1000": 1, "ratio": 0.5}',
+        'cost={"per_1000": NaN, "baseline_model": "m", "baseline_per_1000": 1, "ratio": 0.5}',
+        'cost={"per_1000": 1, "baseline_model": "m", "baseline_per_1000": Infinity, "ratio": 0}',
+        'cost={"per_1000": 1, "baseline_model": "m", "baseline_per_1000": 2, "ratio": -0.5}',
+        f'cost={{"per_1000": 1, "baseline_model": "{"m" * 300}", "baseline_per_1000": 2, '
+        '"ratio": 0.5}',
     ],
 )
 def test_a_cascade_file_is_checked_before_use(edit: str, tmp_path: Path) -> None:
@@ -177,6 +186,25 @@ def test_the_shipped_cascade_passes_the_checks(tmp_path: Path) -> None:
     code, out = run(
         ["eval", str(EXAMPLES / "report.md"), "--repo", str(EXAMPLES / "shopcart"), "--no-llm",
          "--cascade", str(cascade_with(tmp_path, "delta=0.1")), "-f", "json"]
+    )  # fmt: skip
+    assert code == 0, out
+
+
+def test_a_cascade_with_judge_confidence_and_cost_passes_the_checks(tmp_path: Path) -> None:
+    """The fields of README "Judge confidence" within their bounds load."""
+    cascade = cascade_with(
+        tmp_path,
+        'cost={"per_1000": 1.5, "baseline_model": "gpt-4o", "baseline_per_1000": 4, '
+        '"ratio": 0.375}',
+    )
+    data = json.loads(cascade.read_text())
+    judge = json.loads(json.dumps(data["tiers"][1]))
+    judge.update(name="judge:gpt-4o", kind="judge", model="gpt-4o", confidence="logprob")
+    data["tiers"].append(judge)
+    cascade.write_text(json.dumps(data))
+    code, out = run(
+        ["eval", str(EXAMPLES / "report.md"), "--repo", str(EXAMPLES / "shopcart"), "--no-llm",
+         "--cascade", str(cascade), "-f", "json"]
     )  # fmt: skip
     assert code == 0, out
 

@@ -156,6 +156,11 @@ def test_split_keeps_only_the_allowlist() -> None:
                 "cache_path": "/etc/x",
                 "prompt": "/etc/passwd",
                 "judge_model": "o1-pro",
+                # README "Judge confidence": the source, K and the simulated annotators'
+                # table are the user's (a repository must not choose how sure it looks).
+                "confidence": "verbal",
+                "samples": 2,
+                "simulated_from": "/etc/shadow",
             },
             "argilla": {"api_url": "http://evil", "api_key": "k"},
             "validation": {"max_file_bytes": 10**12},
@@ -174,6 +179,9 @@ def test_split_keeps_only_the_allowlist() -> None:
         "judge.cache_path",
         "judge.prompt",
         "judge.judge_model",
+        "judge.confidence",
+        "judge.samples",
+        "judge.simulated_from",
         "argilla.api_url",
         "argilla.api_key",
         "validation.max_file_bytes",

@@ -6,6 +6,7 @@ The pipeline routes claims with :func:`citecal.verify.route_claim`, builds
 rejudge`` judges the records of an annotation table again (:func:`rejudge_frame`).
 """
 
+from citecal.verify.judge._asks import claim_cost
 from citecal.verify.judge._batching import make_batches
 from citecal.verify.judge._budget import (
     BUDGET_REASON,
@@ -73,13 +74,16 @@ from citecal.verify.judge._prompts import (
     fence_for,
     load_prompt,
     parse_prompt,
+    prompt_text,
     prompt_warning,
     render_messages,
+    with_examples,
 )
 from citecal.verify.judge._rejudge import (
     apply_verdicts,
     prompt_with_examples,
     rejudge_frame,
+    rejudge_repeats,
     rejudge_requests,
 )
 from citecal.verify.judge._types import DryRunEstimate, JudgeRequest, JudgeRun, JudgeUnavailable
@@ -117,6 +121,7 @@ __all__ = [
     "batch_injection",
     "build_judge",
     "cache_key",
+    "claim_cost",
     "code_block",
     "cost_usd",
     "count_tokens",
@@ -136,9 +141,11 @@ __all__ = [
     "parse_prompt",
     "parse_single",
     "prompt_injection",
+    "prompt_text",
     "prompt_warning",
     "prompt_with_examples",
     "rejudge_frame",
+    "rejudge_repeats",
     "rejudge_requests",
     "render_messages",
     "request_ceiling",
@@ -150,4 +157,5 @@ __all__ = [
     "retry_after_s",
     "screen",
     "suspicion",
+    "with_examples",
 ]

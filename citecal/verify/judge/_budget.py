@@ -71,11 +71,15 @@ def answer_allowance(claims: int) -> int:
 
 
 def request_estimate(
-    messages: Sequence[dict[str, str]], claims: int, model: str, config: JudgeConfig
+    messages: Sequence[dict[str, str]], claims: int, model: str, config: JudgeConfig, n: int = 1
 ) -> float:
-    """Dollars one request is expected to cost (0 for a model without a price)."""
+    """Dollars one request is expected to cost (0 for a model without a price).
+
+    A request for ``n`` choices pays for its prompt once and for ``n`` answers
+    (README "Judge confidence": K samples in one request).
+    """
     tokens = prompt_tokens(messages, model)
-    return cost_usd(model, tokens, answer_allowance(claims), config.pricing) or 0.0
+    return cost_usd(model, tokens, answer_allowance(claims) * n, config.pricing) or 0.0
 
 
 def answer_ceiling(claims: int, config: JudgeConfig) -> int:

@@ -2,7 +2,9 @@
 
 The key is a SHA-256 of everything the answer depends on: the endpoint
 (base URL), model, prompt version (name + content hash), claim, citation,
-cited code and its context lines. The endpoint is part of it so that answers
+cited code and its context lines, and how the answer was asked for when that is not
+the plain one (the confidence source, K samples, their temperature, the few-shot
+variants, a repeat: README "Judge confidence"). The endpoint is part of it so that answers
 from one server are never replayed as another's: a forged or test endpoint
 cannot plant verdicts for later runs against the real one (README
 "Security"). Each judge stage is cached under its own model, so a re-run
@@ -20,6 +22,7 @@ import os
 import sqlite3
 import tempfile
 import threading
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -29,7 +32,14 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
 
 from citecal.errors import InputError
-from citecal.models import Confidence, Mode, Verdict, VerdictLabel
+from citecal.models import (
+    Confidence,
+    ConfidenceSource,
+    Mode,
+    Verdict,
+    VerdictLabel,
+    verdict_confidence,
+)
 from citecal.verify.judge._prompts import evidence_text
 from citecal.verify.judge._types import JudgeRequest
 
@@ -49,8 +59,20 @@ def normalise_endpoint(base_url: str) -> str:
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
 
 
-def cache_key(model: str, prompt_version: str, request: JudgeRequest, *, endpoint: str) -> str:
-    """SHA-256 over endpoint, model, prompt version, claim, citation, code, context, evidence."""
+def cache_key(
+    model: str,
+    prompt_version: str,
+    request: JudgeRequest,
+    *,
+    endpoint: str,
+    variant: Mapping[str, object] | None = None,
+) -> str:
+    """SHA-256 over endpoint, model, prompt version, claim, citation, code, context, evidence.
+
+    ``variant`` is everything else that changes the answer (confidence source, K,
+    temperature, few-shot variants, repeat); empty for a plain verbal answer at the
+    configured temperature, so those keys stay what they were.
+    """
     parts = [
         CACHE_SCHEMA_VERSION,
         normalise_endpoint(endpoint),
@@ -66,6 +88,8 @@ def cache_key(model: str, prompt_version: str, request: JudgeRequest, *, endpoin
     ]
     if request.siblings:  # only then: the keys of single-citation claims stay as they were
         parts.append([list(pair) for pair in request.siblings])
+    if variant:
+        parts.append({"variant": {k: variant[k] for k in sorted(variant)}})
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
@@ -84,6 +108,8 @@ class CachedAnswer(BaseModel):
     mode: Mode | None = None
     tokens: int = Field(0, description="Tokens the original call spent on this answer.")
     cost_usd: float = Field(0.0, description="Cost of the original call's share.")
+    confidence_source: ConfidenceSource | None = None
+    confidence_value: float | None = None
     created_at: str
 
     @classmethod
@@ -98,6 +124,8 @@ class CachedAnswer(BaseModel):
             mode=v.mode,
             tokens=v.tokens,
             cost_usd=v.cost_usd,
+            confidence_source=v.confidence_source,
+            confidence_value=v.confidence_value,
             created_at=datetime.now(UTC).isoformat(),
         )
 
@@ -113,6 +141,13 @@ class CachedAnswer(BaseModel):
             prompt_version=self.prompt_version,
             cached=True,
             mode=self.mode,
+            # Written before README "Judge confidence": a plain answer, its own word.
+            confidence_source=self.confidence_source or "verbal",
+            confidence_value=(
+                self.confidence_value
+                if self.confidence_value is not None
+                else verdict_confidence(self.verdict, self.score)
+            ),
         )
 
 

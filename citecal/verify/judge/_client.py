@@ -23,7 +23,9 @@ exactly this one and can be tested:
   :class:`Unreachable`, and every later call of the run fails fast the same
   way (the pipeline degrades, README "The LLM judge").
 * A 400 about ``temperature`` raises :class:`TemperatureRejected` so the judge
-  drops the parameter (models that only accept their default).
+  drops the parameter (models that only accept their default); one about
+  ``logprobs`` raises :class:`LogprobsRejected` and one about ``n``
+  :class:`NRejected`, so the judge falls back (README "Judge confidence").
 
 Waiting for a retry does not hold a concurrency slot.
 """
@@ -35,6 +37,7 @@ import contextvars
 import email.utils
 import logging
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -121,14 +124,48 @@ class TemperatureRejected(Exception):
     """The model rejected ``temperature`` (some reasoning models only allow the default)."""
 
 
+class LogprobsRejected(Exception):
+    """The endpoint rejected ``logprobs`` / ``top_logprobs``."""
+
+
+class NRejected(Exception):
+    """The endpoint rejected ``n`` (several choices in one request)."""
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    """One token of an answer with its log probability and the top alternatives.
+
+    OpenAI's ``choices[i].logprobs.content[j]``: ``token``, ``logprob``, ``bytes``,
+    ``top_logprobs`` (each a token, its logprob and bytes).
+    """
+
+    token: str
+    logprob: float
+    bytes: tuple[int, ...] | None = None
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice of an answer: its text and, when the server gave them, its token logprobs."""
+
+    text: str | None
+    logprobs: tuple[TokenLogprob, ...] | None = None
+
+
 @dataclass(frozen=True)
 class Completion:
-    """One answered request: the text and the API's usage figures."""
+    """One answered request: the text and the API's usage figures.
+
+    ``text`` is the first choice's; ``choices`` holds every choice (``n`` > 1).
+    """
 
     text: str | None
     prompt_tokens: int
     completion_tokens: int
     has_usage: bool
+    choices: tuple[Choice, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -197,6 +234,15 @@ def _mentions_response_format(exc: openai.APIStatusError) -> bool:
     return any(w in text for w in ("response_format", "json_schema", "structured", "schema"))
 
 
+_N_PARAM = re.compile(r"(?<![\w.])['\"`]?n['\"`]?(?![\w.])")
+
+
+def _mentions_n(message: str) -> bool:
+    """An error names the ``n`` parameter (``'n'``, ``n must be 1``, "one completion choice")."""
+    text = message.lower()
+    return bool(_N_PARAM.search(text)) or "completion choice" in text
+
+
 class ChatClient:
     """An ``AsyncOpenAI`` client with citecal's retry policy and call accounting."""
 
@@ -249,15 +295,20 @@ class ChatClient:
         response_format: dict[str, Any] | None,
         temperature: float | None,
         admit: Callable[[], Awaitable[bool]] | None = None,
+        *,
+        n: int | None = None,
+        top_logprobs: int | None = None,
         max_tokens: int | None = None,
     ) -> Completion:
         """Send one chat completion, applying the retry policy (module doc).
 
         ``admit`` is awaited once, holding the request slot, just before the
         first attempt goes out (the spending cap: README "Security"); False
-        raises :class:`NotAdmitted` and nothing is sent. ``max_tokens`` bounds
-        the answer (sent as ``max_completion_tokens`` to a model that refuses
-        ``max_tokens``).
+        raises :class:`NotAdmitted` and nothing is sent. ``n`` asks for that many
+        choices, ``top_logprobs`` for token log probabilities with that many
+        alternatives each (README "Judge confidence"). ``max_tokens`` bounds each
+        answer (sent as ``max_completion_tokens`` to a model that refuses
+        ``max_tokens``); with ``n`` choices each may use that many (README "Security").
         """
         token_key = self.token_key
         attempt = 0
@@ -271,6 +322,11 @@ class ChatClient:
                 extra["response_format"] = response_format
             if temperature is not None:
                 extra["temperature"] = temperature
+            if n is not None and n > 1:
+                extra["n"] = n
+            if top_logprobs is not None:
+                extra["logprobs"] = True
+                extra["top_logprobs"] = top_logprobs
             if max_tokens is not None:
                 extra[token_key] = max_tokens
             answered = [False]
@@ -318,6 +374,13 @@ class ChatClient:
                     raise ResponseFormatRejected(message) from None
                 if status == 400 and temperature is not None and "temperature" in message.lower():
                     raise TemperatureRejected(message) from None
+                # llama.cpp answers n > 1 with HTTP 500 "Only one completion choice is
+                # allowed" (tools/server/utils.hpp): a refusal, not an outage to retry.
+                refused = status in (400, 422, 500)
+                if refused and top_logprobs is not None and "logprob" in message.lower():
+                    raise LogprobsRejected(message) from None
+                if refused and n is not None and n > 1 and _mentions_n(message):
+                    raise NRejected(message) from None
                 if (
                     status == 400
                     and max_tokens is not None
@@ -350,21 +413,51 @@ class ChatClient:
             return _completion(resp)
 
 
+def _token_logprobs(choice: Any) -> tuple[TokenLogprob, ...] | None:
+    """``choice.logprobs.content`` as :class:`TokenLogprob` values; None when none came."""
+    logprobs = getattr(choice, "logprobs", None)
+    content = getattr(logprobs, "content", None) if logprobs is not None else None
+    if not content:
+        return None
+    out: list[TokenLogprob] = []
+    for item in content:
+        token = getattr(item, "token", None)
+        logprob = getattr(item, "logprob", None)
+        if not isinstance(token, str) or not isinstance(logprob, int | float):
+            return None  # not OpenAI's shape: treated as no logprobs
+        top = tuple(
+            (str(t.token), float(t.logprob))
+            for t in (getattr(item, "top_logprobs", None) or [])
+            if isinstance(getattr(t, "token", None), str)
+            and isinstance(getattr(t, "logprob", None), int | float)
+        )
+        raw = getattr(item, "bytes", None)
+        out.append(
+            TokenLogprob(token, float(logprob), tuple(int(b) for b in raw) if raw else None, top)
+        )
+    return tuple(out)
+
+
+def _choice_text(choice: Any) -> str | None:
+    message = getattr(choice, "message", None)
+    text = getattr(message, "content", None)
+    if not text:
+        # Some servers put a refusal or reasoning-only answer elsewhere.
+        text = getattr(message, "refusal", None) or text
+    return text if isinstance(text, str) else None
+
+
 def _completion(resp: Any) -> Completion:
-    choices = getattr(resp, "choices", None) or []
-    text: str | None = None
-    if choices:
-        message = getattr(choices[0], "message", None)
-        text = getattr(message, "content", None)
-        if not text:
-            # Some servers put a refusal or reasoning-only answer elsewhere.
-            text = getattr(message, "refusal", None) or text
+    raw = getattr(resp, "choices", None) or []
+    choices = tuple(Choice(_choice_text(c), _token_logprobs(c)) for c in raw)
+    text = choices[0].text if choices else None
     usage = getattr(resp, "usage", None)
     if usage is None:
-        return Completion(text, 0, 0, has_usage=False)
+        return Completion(text, 0, 0, has_usage=False, choices=choices)
     return Completion(
         text,
         max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
         max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
         has_usage=True,
+        choices=choices,
     )

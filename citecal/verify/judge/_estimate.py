@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from citecal.config import JudgeConfig
+from citecal.verify.judge._asks import answer_variant, answers_per_claim, plan_asks
 from citecal.verify.judge._batching import make_batches
 from citecal.verify.judge._budget import answer_allowance, answer_ceiling, prompt_tokens
 from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
 from citecal.verify.judge._injection import screen
 from citecal.verify.judge._judge import judge_base_url
 from citecal.verify.judge._pricing import cost_usd
-from citecal.verify.judge._prompts import load_prompt, render_messages
+from citecal.verify.judge._prompts import PromptTemplate, load_prompt, render_messages
 from citecal.verify.judge._types import DryRunEstimate, JudgeRequest
 
 
@@ -28,6 +29,7 @@ def estimate_cost(
     model: str | None = None,
     use_cache: bool = False,
     cache: VerdictStore | None = None,
+    variants: Sequence[PromptTemplate] = (),
 ) -> DryRunEstimate:
     """Calls, tokens and dollars a judge run would take, without calling anything.
 
@@ -35,6 +37,9 @@ def estimate_cost(
     rendered in full; answer tokens use README "The LLM judge"'s allowances. With
     ``use_cache`` the local cache is read (no network) and hits are not counted:
     ``cache`` when given (eval-batch's shared directory), else the SQLite file.
+    The confidence source's requests are counted as the judge makes them (README
+    "Judge confidence"): K answers per claim for consistency (one prompt with
+    ``n=K``, or K with ``use_n`` off) and simulated (K prompts, one per variant).
     """
     template = load_prompt(prompt or config.prompt)
     model = model or config.judge_model
@@ -45,25 +50,31 @@ def estimate_cost(
         endpoint = judge_base_url(config)
         store = cache if cache is not None else VerdictCache(config.cache_path)
         screened = pending
+        variant = answer_variant(config, variants)
         try:
             pending = [
                 r
                 for r in screened
-                if store.get(cache_key(model, template.version, r, endpoint=endpoint)) is None
+                if store.get(
+                    cache_key(model, template.version, r, endpoint=endpoint, variant=variant)
+                )
+                is None
             ]
         finally:
             if cache is None:
                 store.close()
         hits = len(screened) - len(pending)
     batches = make_batches(pending, config.max_batch_size, config.max_code_lines)
+    asks = plan_asks(config, template, variants)
     n_prompt = 0
     completion_tokens = 0
     ceiling_tokens = 0
     for b in batches:
-        messages = render_messages(template, b, config.max_code_lines, config.context_lines)
-        n_prompt += prompt_tokens(messages, model)
-        completion_tokens += answer_allowance(len(b))
-        ceiling_tokens += answer_ceiling(len(b), config)
+        for ask in asks:  # K answers of a request with n=K each reserve max_tokens
+            messages = render_messages(ask.prompt, b, config.max_code_lines, config.context_lines)
+            n_prompt += prompt_tokens(messages, model)
+            completion_tokens += answer_allowance(len(b)) * ask.n
+            ceiling_tokens += answer_ceiling(len(b), config) * ask.n
     cost = cost_usd(model, n_prompt, completion_tokens, config.pricing)
     ceiling = cost_usd(model, n_prompt, ceiling_tokens, config.pricing)
     warnings = []
@@ -71,7 +82,7 @@ def estimate_cost(
         warnings.append(f"no price for model {model}: cost estimated as 0")
     return DryRunEstimate(
         requests=len(requests),
-        calls=len(batches),
+        calls=len(batches) * len(asks),
         prompt_tokens=n_prompt,
         completion_tokens=completion_tokens,
         cost_usd=cost or 0.0,
@@ -79,5 +90,7 @@ def estimate_cost(
         cache_hits=hits,
         held_back=len(held),
         warnings=warnings,
+        confidence_source=config.confidence,
+        samples=answers_per_claim(config),
         ceiling_usd=ceiling or 0.0,
     )

@@ -13,13 +13,25 @@ escalate. Both answers are kept (``escalated_from``); the escalated one
 decides. Escalation is off when ``escalation_model`` is empty or equals the
 judge model; an escalation model the endpoint does not know (HTTP 404, e.g.
 ``gpt-4o`` on a local server) switches escalation off for the run with a
-warning instead of stopping it.
+warning instead of stopping it. With a numeric confidence (``logprob``,
+``consistency``, ``simulated``: README "Judge confidence") a verdict escalates
+when its ``confidence_value`` is below the threshold.
+
+Confidence: every verdict records ``confidence_source`` and
+``confidence_value`` (how likely it is right). The requests a batch takes per
+source are :func:`~citecal.verify.judge._asks.plan_asks`'s; K answers are
+aggregated by :func:`~citecal.verify.judge._confidence.aggregate`, a verdict
+token's probability read by
+:func:`~citecal.verify.judge._confidence.logprob_confidences`. A server
+without logprobs, or that ignores ``n``, is handled with one warning: the
+judge's own words, or one request per sample.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 import ipaddress
 import logging
 import os
@@ -30,7 +42,9 @@ from typing import TypeVar
 from urllib.parse import urlparse
 
 from citecal.config import JudgeConfig
-from citecal.models import Verdict, support_score
+from citecal.errors import InputError
+from citecal.models import Verdict, support_of, support_score, verdict_confidence
+from citecal.verify.judge._asks import Ask, answer_variant, plan_asks
 from citecal.verify.judge._batching import make_batches
 from citecal.verify.judge._budget import (
     BUDGET_REASON,
@@ -42,9 +56,12 @@ from citecal.verify.judge._budget import (
 from citecal.verify.judge._cache import VerdictCache, VerdictStore, cache_key
 from citecal.verify.judge._client import (
     ChatClient,
+    Choice,
     Completion,
     JudgeAPIError,
+    LogprobsRejected,
     NotAdmitted,
+    NRejected,
     ResponseFormatRejected,
     RetryPolicy,
     TemperatureRejected,
@@ -52,6 +69,7 @@ from citecal.verify.judge._client import (
     Unreachable,
     openai_client,
 )
+from citecal.verify.judge._confidence import aggregate, logprob_confidences
 from citecal.verify.judge._injection import INJECTION_REASON, Injection, hold_back, screen
 from citecal.verify.judge._parse import (
     AnswerParseError,
@@ -131,6 +149,7 @@ class _Tally:
     budget_reached: int = 0
     escalations_over_budget: int = 0
     escalate: bool = True
+    no_logprobs: int = 0
     warnings: list[str] = field(default_factory=list)
 
 
@@ -162,6 +181,35 @@ def _injection_warning(requests: Sequence[JudgeRequest], held: dict[str, Injecti
     )
 
 
+@dataclass
+class _Gathered:
+    """What the requests of one batch brought back, per claim (mutable while they arrive)."""
+
+    answers: list[list[tuple[JudgeAnswer, float | None]]]
+    tokens: list[int]
+    cost: list[float]
+    calls: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    @classmethod
+    def empty(cls, n: int) -> _Gathered:
+        return cls([[] for _ in range(n)], [0] * n, [0.0] * n)
+
+    def add(
+        self,
+        comp: Completion,
+        cost: float,
+        n: int,
+        answers: list[list[tuple[JudgeAnswer, float | None]]],
+    ) -> None:
+        """One answered request: its usage split evenly over the batch's claims."""
+        self.calls += 1
+        for i, share in enumerate(_split(comp.prompt_tokens + comp.completion_tokens, n)):
+            self.tokens[i] += share
+            self.cost[i] += cost / n
+            self.answers[i].extend(answers[i])
+
+
 class _EscalationModelMissing(Exception):
     pass
 
@@ -190,6 +238,7 @@ class Judge:
         cache: VerdictStore | None,
         slots: Callable[[], AbstractAsyncContextManager[object]] | None = None,
         budget: Budget | None = None,
+        variants: Sequence[PromptTemplate] = (),
     ) -> None:
         self.config = config
         # What the run may spend (README "Security"); no cap and no question by default.
@@ -207,6 +256,20 @@ class Judge:
         self._slots = slots
         self._structured = config.structured_outputs
         self._temperature: float | None = config.temperature
+        # README "Judge confidence": how sure the judge is, and what asking costs.
+        self.confidence = config.confidence
+        self.samples = config.samples
+        self.variants: tuple[PromptTemplate, ...] = tuple(variants)
+        if self.confidence == "simulated" and len(self.variants) < self.samples:
+            raise InputError(
+                f"--confidence simulated needs {self.samples} few-shot variants (judge.samples),"
+                f" got {len(self.variants)}: give --simulated-from ANNOTATIONS"
+            )
+        self.repeat = 0
+        """Which repeat of the same question this is (``rejudge --repeats``; cached apart)."""
+        self._use_n = config.use_n
+        self._logprobs = True
+        self._sample_temperature: float | None = config.sample_temperature
         self._policy = RetryPolicy(
             max_retries=config.max_retries,
             backoff_base_s=config.backoff_base_s,
@@ -237,6 +300,32 @@ class Judge:
             return asyncio.run(self.ajudge(requests, progress))
         with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="citecal-judge") as ex:
             return ex.submit(asyncio.run, self.ajudge(requests, progress)).result()
+
+    def for_model(self, model: str, *, escalate: bool = False) -> Judge:
+        """This judge (settings, cache, budget, request slots) asking ``model`` instead.
+
+        The cascade's judge tiers (README "The cascade") ask each model in turn and
+        decide escalation themselves, so the copy does not escalate unless asked.
+        """
+        other = copy.copy(self)
+        other.model = model
+        if not escalate:
+            other.escalation_model = None
+        return other
+
+    def for_repeat(self, repeat: int) -> Judge:
+        """This judge asking the same questions again: repeat ``repeat`` is cached apart.
+
+        ``citecal rejudge --repeats K`` measures how stable the judge's verdicts
+        are (README "Judge confidence"); repeat 0 is the ordinary answer.
+        """
+        other = copy.copy(self)
+        other.repeat = repeat
+        return other
+
+    def variant(self) -> dict[str, object]:
+        """What changes this judge's answers beyond model, prompt and claim (cache keys)."""
+        return answer_variant(self.config, self.variants, self.repeat)
 
     async def ajudge(
         self,
@@ -276,9 +365,7 @@ class Judge:
         by_content: dict[str, JudgeRequest] = {}
         copies: dict[str, list[str]] = {}
         for r in requests:
-            original = by_content.setdefault(
-                cache_key(self.model, self.prompt_version, r, endpoint=self.base_url), r
-            )
+            original = by_content.setdefault(self._key(self.model, r), r)
             if original is not r:
                 copies.setdefault(original.key, []).append(r.key)
         unique = list(by_content.values())
@@ -353,6 +440,8 @@ class Judge:
             warnings=tally.warnings,
             held_back=len(held),
             budget_reached=tally.budget_reached,
+            confidence_source=self.confidence,
+            samples=self.samples if self.confidence in ("consistency", "simulated") else 1,
         )
 
     def close(self) -> None:
@@ -373,23 +462,33 @@ class Judge:
         if not self.budget.needs_estimate():
             return 0.0
         total = 0.0
+        asks = self._plan()
         for batch in make_batches(
             list(pending), self.config.max_batch_size, self.config.max_code_lines
         ):
-            messages = render_messages(
-                self.prompt, batch, self.config.max_code_lines, self.config.context_lines
-            )
-            total += request_estimate(messages, len(batch), self.model, self.config)
+            for ask in asks:
+                messages = render_messages(
+                    ask.prompt, batch, self.config.max_code_lines, self.config.context_lines
+                )
+                total += request_estimate(messages, len(batch), self.model, self.config, ask.n)
         return total
+
+    def _plan(self) -> list[Ask]:
+        return plan_asks(self.config, self.prompt, self.variants, use_n=self._use_n)
+
+    def _key(self, model: str, r: JudgeRequest) -> str:
+        return cache_key(
+            model, self.prompt_version, r, endpoint=self.base_url, variant=self.variant()
+        )
 
     def _cache_get(self, model: str, r: JudgeRequest) -> Verdict | None:
         if self.cache is None:
             return None
-        return self.cache.get(cache_key(model, self.prompt_version, r, endpoint=self.base_url))
+        return self.cache.get(self._key(model, r))
 
     def _cache_put(self, model: str, r: JudgeRequest, v: Verdict) -> None:
         if self.cache is not None and v.verdict != "unverified":
-            self.cache.put(cache_key(model, self.prompt_version, r, endpoint=self.base_url), v)
+            self.cache.put(self._key(model, r), v)
 
     def _unverified(self, model: str, why: str, tokens: int = 0, cost: float = 0.0) -> Verdict:
         return Verdict(
@@ -421,32 +520,76 @@ class Judge:
     def _held_back(self, found: Injection) -> Verdict:
         return hold_back(None, found, self.prompt_version)
 
-    def _verdict(self, a: JudgeAnswer, model: str, tokens: int, cost: float) -> Verdict:
+    def _verdict(
+        self,
+        a: JudgeAnswer,
+        model: str,
+        tokens: int,
+        cost: float,
+        logprob: float | None = None,
+    ) -> Verdict:
+        """One answer as a verdict: its own words, or its verdict token's probability."""
+        support = support_score(a.verdict, a.confidence, a.score)
+        source = "verbal"
+        value = verdict_confidence(a.verdict, support)
+        if logprob is not None:
+            source, value, support = "logprob", logprob, support_of(a.verdict, logprob)
         return Verdict(
             verdict=a.verdict,
             method="llm",
             confidence=a.confidence,
-            score=support_score(a.verdict, a.confidence, a.score),
+            score=support,
             reasoning=a.reasoning,
             model=model,
             prompt_version=self.prompt_version,
             tokens=tokens,
             cost_usd=cost,
             mode=a.mode,
+            confidence_source=source,  # type: ignore[arg-type]
+            confidence_value=value,
+        )
+
+    def _majority(
+        self, answers: Sequence[JudgeAnswer], model: str, tokens: int, cost: float
+    ) -> Verdict:
+        """K answers as one verdict: the majority, its confidence the share agreeing with it."""
+        m = aggregate(answers)
+        a = m.answer
+        what = "samples" if self.confidence == "consistency" else "simulated annotators"
+        asked = f" ({self.samples} asked)" if m.total < self.samples else ""
+        return Verdict(
+            verdict=a.verdict,
+            method="llm",
+            confidence=a.confidence,
+            score=round(m.supports_share, 6),
+            reasoning=f"{m.agreeing} of {m.total} {what} agree{asked}. {a.reasoning}".strip(),
+            model=model,
+            prompt_version=self.prompt_version,
+            tokens=tokens,
+            cost_usd=cost,
+            mode=a.mode,
+            confidence_source=self.confidence,
+            confidence_value=round(m.share, 6),
         )
 
     async def _call(
-        self, chat: ChatClient, model: str, batch: Sequence[JudgeRequest], tally: _Tally
+        self,
+        chat: ChatClient,
+        model: str,
+        batch: Sequence[JudgeRequest],
+        tally: _Tally,
+        ask: Ask | None = None,
     ) -> tuple[Completion, float]:
         """One API request for ``batch``; falls back to plain JSON once if needed."""
+        ask = ask or Ask(self.prompt)
         messages = render_messages(
-            self.prompt, batch, self.config.max_code_lines, self.config.context_lines
+            ask.prompt, batch, self.config.max_code_lines, self.config.context_lines
         )
         # README "Security": a request starts only when what it can cost at most (its prompt
-        # and its max_tokens) fits in what is left, checked when it holds its slot, after the
-        # answers before it were counted.
+        # and its max_tokens for each of its n answers) fits in what is left, checked when it
+        # holds its slot, after the answers before it were counted.
         ceiling = answer_ceiling(len(batch), self.config)
-        estimate = request_ceiling(messages, ceiling, model, self.config)
+        estimate = request_ceiling(messages, ceiling * ask.n, model, self.config)
         held = False
 
         async def admit() -> bool:
@@ -462,7 +605,7 @@ class Judge:
 
         try:
             comp = await self._complete(
-                chat, model, messages, len(batch) > 1, tally, admit, ceiling
+                chat, model, messages, len(batch) > 1, tally, admit, ask, ceiling
             )
         except NotAdmitted:
             raise _OverBudget from None
@@ -498,14 +641,25 @@ class Judge:
         is_batch: bool,
         tally: _Tally,
         admit: Callable[[], Awaitable[bool]],
+        ask: Ask,
         max_tokens: int,
     ) -> Completion:
-        """The API request; falls back to plain JSON / default temperature once if needed."""
+        """The API request; falls back to plain JSON / default temperature / no logprobs once."""
         while True:
             rf = response_format(is_batch) if self._structured else None
-            temperature = self._temperature
+            temperature = self._sample_temperature if ask.sampled else self._temperature
+            top = ask.top_logprobs if self._logprobs else None
             try:
-                comp = await chat.complete(model, messages, rf, temperature, admit, max_tokens)
+                comp = await chat.complete(
+                    model,
+                    messages,
+                    rf,
+                    temperature,
+                    admit,
+                    n=ask.n,
+                    top_logprobs=top,
+                    max_tokens=max_tokens,
+                )
             except ResponseFormatRejected as exc:
                 if self._structured:
                     self._structured = False
@@ -515,76 +669,170 @@ class Judge:
                     )
                 continue
             except TemperatureRejected as exc:
-                if self._temperature is not None:
+                if ask.sampled and self._sample_temperature is not None:
+                    self._sample_temperature = None
+                    tally.warnings.append(
+                        f"model {model} rejected temperature={temperature} for the consistency"
+                        f" samples ({exc}); sampling at the model's default"
+                    )
+                elif not ask.sampled and self._temperature is not None:
                     self._temperature = None
                     tally.warnings.append(
                         f"model {model} rejected temperature={temperature} ({exc});"
                         " using the model's default"
                     )
                 continue
+            except LogprobsRejected as exc:
+                if self._logprobs:
+                    self._logprobs = False
+                    tally.warnings.append(
+                        f"endpoint {self.base_url} rejected logprobs ({exc}): confidence from"
+                        " the judge's own words (verbal) for this run"
+                    )
+                continue
             return comp
+
+    async def _answers(
+        self, chat: ChatClient, model: str, batch: Sequence[JudgeRequest], tally: _Tally
+    ) -> _Gathered:
+        """Every answer the confidence source asks for, per claim of ``batch`` (module doc)."""
+        asks = self._plan()
+        got = _Gathered.empty(len(batch))
+
+        async def one(ask: Ask) -> None:
+            try:
+                comp, cost = await self._call(chat, model, batch, tally, ask)
+            except _OverBudget:
+                got.failures.append("budget")
+                return
+            except TimedOut as exc:
+                got.failures.append(f"timeout:{exc}")
+                return
+            except Unreachable:
+                got.failures.append("unreachable")
+                return
+            except NRejected as exc:
+                if self._use_n:
+                    self._use_n = False
+                    tally.warnings.append(
+                        f"endpoint {self.base_url} rejected n={ask.n} ({exc}): the"
+                        f" {self.samples} consistency samples are asked one request each"
+                    )
+                await _gather_or_cancel(one(Ask(ask.prompt, sampled=True)) for _ in range(ask.n))
+                return
+            got.add(comp, cost, len(batch), self._read(comp, len(batch), tally))
+            short = ask.n - len(comp.choices)
+            if ask.n > 1 and short > 0 and comp.choices:
+                # The server ignored n (as some do): the missing samples one request each.
+                if self._use_n:
+                    self._use_n = False
+                    tally.warnings.append(
+                        f"endpoint {self.base_url} returned {len(comp.choices)} choice(s) for"
+                        f" n={ask.n}: the other consistency samples are asked one request each"
+                    )
+                await _gather_or_cancel(one(Ask(ask.prompt, sampled=True)) for _ in range(short))
+
+        await _gather_or_cancel(one(a) for a in asks)
+        return got
+
+    def _read(
+        self, comp: Completion, count: int, tally: _Tally
+    ) -> list[list[tuple[JudgeAnswer, float | None]]]:
+        """Each claim's answers in one completion (one per choice), with its logprob confidence."""
+        out: list[list[tuple[JudgeAnswer, float | None]]] = [[] for _ in range(count)]
+        choices = comp.choices or (Choice(comp.text),)  # no choice at all: an empty answer
+        for choice in choices:
+            lps = (
+                logprob_confidences(choice, None if count == 1 else count)
+                if self.confidence == "logprob"
+                else {}
+            )
+            if count == 1:
+                try:
+                    answer = parse_single(choice.text)
+                except AnswerParseError as exc:
+                    tally.parse_failures += 1
+                    tally.first_parse_error = tally.first_parse_error or str(exc)
+                    log.warning("unparseable judge answer (%s): %r", exc, choice.text)
+                    continue
+                out[0].append((answer, lps.get(1)))
+                continue
+            try:
+                answers, problems = parse_batch(choice.text, count)
+            except AnswerParseError as exc:
+                answers, problems = {}, [str(exc)]
+            tally.unusable_items += len(problems)
+            for p in problems:
+                log.warning("judge batch answer: %s", p)
+            for n, a in answers.items():
+                out[n - 1].append((a, lps.get(n)))
+        return out
+
+    def _decide(
+        self,
+        answers: Sequence[tuple[JudgeAnswer, float | None]],
+        model: str,
+        tokens: int,
+        cost: float,
+        tally: _Tally,
+    ) -> Verdict:
+        """A claim's answers as its verdict, under this judge's confidence source."""
+        if self.confidence in ("consistency", "simulated"):
+            return self._majority([a for a, _ in answers], model, tokens, cost)
+        answer, logprob = answers[0]
+        if self.confidence == "logprob" and logprob is None:
+            tally.no_logprobs += 1  # the server sent none, or the verdict token was not found
+        return self._verdict(answer, model, tokens, cost, logprob)
+
+    def _failed(self, got: _Gathered, model: str, n: int, tally: _Tally) -> list[Verdict]:
+        """Verdicts for claims of a batch no request answered (every ask failed)."""
+        kinds = {f.split(":", 1)[0] for f in got.failures}
+        if "budget" in kinds and len(kinds) == 1:
+            tally.budget_reached += n
+            return [self._over_budget(model) for _ in range(n)]
+        if "unreachable" in kinds:
+            tally.unreachable += n
+            why = f"judge unreachable at {self.base_url}"
+            return [self._unverified(model, why) for _ in range(n)]
+        if "timeout" in kinds:
+            tally.timed_out += n
+            first = next(f for f in got.failures if f.startswith("timeout"))
+            why = f"judge timed out: {first.split(':', 1)[1]}"
+            return [self._unverified(model, why) for _ in range(n)]
+        return [self._unverified(model, "no request was answered") for _ in range(n)]
 
     async def _ask_single(
         self, chat: ChatClient, model: str, r: JudgeRequest, tally: _Tally
     ) -> Verdict:
         """Ask about one claim; failures become ``unverified``/``low`` (never raise)."""
-        try:
-            comp, cost = await self._call(chat, model, [r], tally)
-        except _OverBudget:
-            tally.budget_reached += 1
-            return self._over_budget(model)
-        except TimedOut as exc:
-            tally.timed_out += 1
-            return self._unverified(model, f"judge timed out: {exc}")
-        except Unreachable:
-            tally.unreachable += 1
-            return self._unverified(model, f"judge unreachable at {self.base_url}")
-        tokens = comp.prompt_tokens + comp.completion_tokens
-        try:
-            answer = parse_single(comp.text)
-        except AnswerParseError as exc:
-            tally.parse_failures += 1
-            tally.first_parse_error = tally.first_parse_error or str(exc)
-            log.warning("unparseable judge answer for %s (%s): %r", r.citation, exc, comp.text)
-            return self._unverified(model, f"judge answer could not be parsed: {exc}", tokens, cost)
-        v = self._verdict(answer, model, tokens, cost)
+        got = await self._answers(chat, model, [r], tally)
+        if not got.calls:
+            return self._failed(got, model, 1, tally)[0]
+        tokens, cost = got.tokens[0], got.cost[0]
+        if not got.answers[0]:
+            why = tally.first_parse_error or "no usable answer"
+            return self._unverified(model, f"judge answer could not be parsed: {why}", tokens, cost)
+        v = self._decide(got.answers[0], model, tokens, cost, tally)
         self._cache_put(model, r, v)
         return v
 
     async def _first_pass(
         self, chat: ChatClient, batch: list[JudgeRequest], tally: _Tally
     ) -> dict[str, Verdict]:
-        """First-pass verdicts for one batch (one request; missing items retried alone)."""
+        """First-pass verdicts for one batch (its requests; claims left unanswered asked alone)."""
         if len(batch) == 1:
             return {batch[0].key: await self._ask_single(chat, self.model, batch[0], tally)}
-        try:
-            comp, cost = await self._call(chat, self.model, batch, tally)
-        except _OverBudget:
-            tally.budget_reached += len(batch)
-            return {r.key: self._over_budget(self.model) for r in batch}
-        except TimedOut as exc:
-            tally.timed_out += len(batch)
-            return {r.key: self._unverified(self.model, f"judge timed out: {exc}") for r in batch}
-        except Unreachable:
-            tally.unreachable += len(batch)
-            why = f"judge unreachable at {self.base_url}"
-            return {r.key: self._unverified(self.model, why) for r in batch}
-        try:
-            answers, problems = parse_batch(comp.text, len(batch))
-        except AnswerParseError as exc:
-            answers, problems = {}, [str(exc)]
-        tally.unusable_items += len(problems)
-        for p in problems:
-            log.warning("judge batch answer (%s): %s", batch[0].file_path, p)
-        tokens = _split(comp.prompt_tokens + comp.completion_tokens, len(batch))
+        got = await self._answers(chat, self.model, batch, tally)
+        if not got.calls:
+            failed = self._failed(got, self.model, len(batch), tally)
+            return {r.key: v for r, v in zip(batch, failed, strict=True)}
         out: dict[str, Verdict] = {}
         missing: list[tuple[int, JudgeRequest]] = []
         for i, r in enumerate(batch):
-            a = answers.get(i + 1)
-            if a is None:
+            if not got.answers[i]:
                 missing.append((i, r))
                 continue
-            v = self._verdict(a, self.model, tokens[i], cost / len(batch))
+            v = self._decide(got.answers[i], self.model, got.tokens[i], got.cost[i], tally)
             self._cache_put(self.model, r, v)
             out[r.key] = v
         if missing:
@@ -596,13 +844,15 @@ class Judge:
             )
             for (i, r), v in zip(missing, alone, strict=True):
                 out[r.key] = replace(
-                    v, tokens=v.tokens + tokens[i], cost_usd=v.cost_usd + cost / len(batch)
+                    v, tokens=v.tokens + got.tokens[i], cost_usd=v.cost_usd + got.cost[i]
                 )
         return {r.key: out[r.key] for r in batch}
 
     def _should_escalate(self, v: Verdict) -> bool:
         if v.verdict == "unverified":
             return False
+        if v.confidence_source not in (None, "verbal") and v.confidence_value is not None:
+            return v.confidence_value < self.config.confidence_threshold
         return CONFIDENCE_CERTAINTY[v.confidence] < self.config.confidence_threshold
 
     async def _finish(
@@ -675,8 +925,14 @@ class Judge:
         if tally.parse_failures:
             w.append(
                 f"{tally.parse_failures} judge answers could not be parsed or were outside the"
-                f" answer schema (first: {tally.first_parse_error}; all logged): claims"
-                " unverified, not cached"
+                f" answer schema (first: {tally.first_parse_error}; all logged): a claim without"
+                " a usable answer is unverified, not cached"
+            )
+        if tally.no_logprobs:
+            w.append(
+                f"{tally.no_logprobs} answers came without a usable verdict-token probability"
+                f" (no logprobs from {self.base_url}, or the verdict token was not found):"
+                " their confidence is the judge's own words (confidence_source verbal)"
             )
         if tally.escalation_failures:
             w.append(
@@ -714,6 +970,7 @@ def build_judge(
     cache: VerdictStore | None = None,
     slots: Callable[[], AbstractAsyncContextManager[object]] | None = None,
     budget: Budget | None = None,
+    variants: Sequence[PromptTemplate] = (),
 ) -> Judge:
     """A ready judge; no network access until the first :meth:`Judge.judge`.
 
@@ -729,9 +986,12 @@ def build_judge(
             flight, once per run (default: a semaphore of ``config.concurrency``).
         budget: what the run may spend (default: no cap, no confirmation;
             README "Security"). Shared by every :meth:`Judge.judge` call.
+        variants: the few-shot variants of the prompt, one per simulated annotator
+            (``confidence = "simulated"``; :func:`citecal.calibrate.simulated_prompts`).
 
     Raises:
-        InputError: unknown prompt version or bad prompt file.
+        InputError: unknown prompt version or bad prompt file, or too few variants
+            for ``simulated``.
         JudgeUnavailable: no API key for a non-local endpoint.
     """
     template = load_prompt(prompt or config.prompt)
@@ -740,5 +1000,13 @@ def build_judge(
     if use_cache and config.cache:
         store = cache if cache is not None else VerdictCache(config.cache_path)
     return Judge(
-        config, template, model or config.judge_model, base_url, api_key, store, slots, budget
+        config,
+        template,
+        model or config.judge_model,
+        base_url,
+        api_key,
+        store,
+        slots,
+        budget,
+        variants,
     )

@@ -125,6 +125,31 @@ def load_prompt(spec: str) -> PromptTemplate:
     return parse_prompt(text, spec, f"citecal/verify/judge/prompts/judge/{spec}.md")
 
 
+def prompt_text(template: PromptTemplate, system: str, comment: str) -> str:
+    """A complete prompt file (the four sections of README "Prompts") with a leading comment.
+
+    ``template``'s user sections with ``system`` as its system section: how few-shot
+    examples, critic edits and simulated annotators (README "Judge confidence") make a
+    prompt of their own, whose version id tells it apart.
+    """
+    return (
+        f"<!-- {comment} -->\n\n## system\n\n{system}\n\n## single\n\n{template.single}\n\n"
+        f"## batch\n\n{template.batch}\n\n## batch_item\n\n{template.batch_item}\n"
+    )
+
+
+def with_examples(
+    template: PromptTemplate, examples: str, name: str, comment: str
+) -> PromptTemplate:
+    """``template`` with ``examples`` appended to its system section, as a prompt named ``name``.
+
+    In memory (no file): its version is ``name@<hash of the text>``, so the cache
+    and calibration tell each variant apart.
+    """
+    system = template.system.rstrip() + "\n\n" + examples.strip()
+    return parse_prompt(prompt_text(template, system, comment), name, f"<{name}>")
+
+
 def _fill(template: str, values: Mapping[str, str]) -> str:
     # One pass, known names only: code or claims containing "{...}" are never re-expanded.
     return _PLACEHOLDER_RE.sub(lambda m: values.get(m.group(1), m.group(0)), template)

@@ -25,7 +25,7 @@ from citecal.models import JUDGE_COLUMNS, JudgeVerdict, Verdict
 from citecal.source import language_for_path
 from citecal.verify.judge._budget import Budget
 from citecal.verify.judge._judge import build_judge
-from citecal.verify.judge._prompts import load_prompt
+from citecal.verify.judge._prompts import PromptTemplate, load_prompt, prompt_text
 from citecal.verify.judge._types import JudgeRequest, JudgeRun
 
 if TYPE_CHECKING:
@@ -125,12 +125,11 @@ def prompt_with_examples(prompt: str, few_shot: FewShot, directory: Path) -> Pat
     """
     template = load_prompt(prompt)
     system = template.system.rstrip() + "\n\n" + few_shot.text.strip()
-    text = (
-        f"<!-- {template.name} ({template.version}) with {few_shot.n_examples} few-shot "
-        f"examples; reports excluded: {', '.join(few_shot.excluded_reports) or 'none'} -->\n\n"
-        f"## system\n\n{system}\n\n## single\n\n{template.single}\n\n"
-        f"## batch\n\n{template.batch}\n\n## batch_item\n\n{template.batch_item}\n"
+    comment = (
+        f"{template.name} ({template.version}) with {few_shot.n_examples} few-shot "
+        f"examples; reports excluded: {', '.join(few_shot.excluded_reports) or 'none'}"
     )
+    text = prompt_text(template, system, comment)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
     path = directory / f"{template.name}+fewshot-{digest}.md"
     path.write_text(text, encoding="utf-8")
@@ -167,18 +166,74 @@ def rejudge_frame(
     requests: Sequence[JudgeRequest] | None = None,
     progress: Callable[[int], None] | None = None,
     budget: Budget | None = None,
+    variants: Sequence[PromptTemplate] = (),
 ) -> tuple[pd.DataFrame, JudgeRun]:
     """Judge every record of ``table`` again and return the new table and the run.
 
     ``progress`` gets the number of records judged so far as they finish;
-    ``budget`` is what the run may spend (README "Security").
+    ``budget`` is what the run may spend (README "Security"); ``variants`` the
+    simulated annotators' prompts (README "Judge confidence").
 
     Raises:
         InputError: bad prompt or a table without claims / code.
         JudgeUnavailable: no API key for a non-local endpoint.
         JudgeError: the API failed past the retry policy.
     """
+    table, runs = rejudge_repeats(
+        table,
+        config,
+        prompt=prompt,
+        model=model,
+        use_cache=use_cache,
+        requests=requests,
+        progress=progress,
+        budget=budget,
+        variants=variants,
+    )
+    return table, runs[0]
+
+
+def rejudge_repeats(
+    table: pd.DataFrame,
+    config: JudgeConfig,
+    *,
+    prompt: str,
+    model: str | None = None,
+    repeats: int = 1,
+    use_cache: bool = True,
+    requests: Sequence[JudgeRequest] | None = None,
+    progress: Callable[[int], None] | None = None,
+    budget: Budget | None = None,
+    variants: Sequence[PromptTemplate] = (),
+) -> tuple[pd.DataFrame, list[JudgeRun]]:
+    """Ask the judge about every record ``repeats`` times: the new table and each run.
+
+    Repeat 0 is the ordinary answer and fills the table's judge columns; every
+    repeat is cached apart (``citecal rejudge --repeats``, README "Judge
+    confidence"), so a second run replays them all. ``progress`` counts records
+    over all repeats.
+    """
+    if repeats < 1:
+        raise InputError("--repeats must be at least 1")
     reqs = list(requests) if requests is not None else rejudge_requests(table)
-    judge = build_judge(config, prompt=prompt, model=model, use_cache=use_cache, budget=budget)
-    run = judge.judge(reqs, progress)
-    return apply_verdicts(table, run.verdicts), run
+    judge = build_judge(
+        config,
+        prompt=prompt,
+        model=model,
+        use_cache=use_cache,
+        budget=budget,
+        variants=variants,
+    )
+    runs: list[JudgeRun] = []
+    try:
+        for r in range(repeats):
+            offset = r * len(reqs)
+
+            def step(done: int, offset: int = offset) -> None:
+                if progress is not None:
+                    progress(offset + done)
+
+            runs.append(judge.for_repeat(r).judge(reqs, step))
+    finally:
+        judge.close()
+    return apply_verdicts(table, runs[0].verdicts), runs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from citecal.errors import ServiceError
-from citecal.models import Verdict
+from citecal.models import ConfidenceSource, Verdict
 
 
 class JudgeUnavailable(ServiceError):
@@ -63,6 +63,10 @@ class JudgeRun:
     """Requests never sent: possible prompt injection (README "Security")."""
     budget_reached: int = 0
     """Requests left unjudged because the spending cap had no room (README "Security")."""
+    confidence_source: ConfidenceSource = "verbal"
+    """How the judge's confidence was measured (README "Judge confidence")."""
+    samples: int = 1
+    """Answers asked per claim: K for consistency and simulated."""
 
     @property
     def tokens(self) -> int:
@@ -89,6 +93,9 @@ class DryRunEstimate:
     warnings: list[str] = field(default_factory=list)
     held_back: int = 0
     """Requests never sent: possible prompt injection (README "Security")."""
+    confidence_source: ConfidenceSource = "verbal"
+    samples: int = 1
+    """Answers counted per claim: K for consistency and simulated (README "Judge confidence")."""
     ceiling_usd: float = 0.0
     """Dollars the requests can cost at most: their prompts plus their ``max_tokens``, what
     they reserve of a spending cap before they are sent (README "Security")."""
