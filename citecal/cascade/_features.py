@@ -210,6 +210,20 @@ def _parts(text: str) -> set[str]:
     return out
 
 
+_LINE_PARTS: dict[str, frozenset[str]] = {}
+"""A line's text → its parts, memoised: lines such as ``return value`` or ``}`` recur
+across a repository's files, and a line is tokenised once per run, not once per file."""
+
+
+def _text_parts(line: str) -> frozenset[str]:
+    hit = _LINE_PARTS.get(line)
+    if hit is None:
+        hit = frozenset(_parts(line))
+        if len(_LINE_PARTS) < 200_000:
+            _LINE_PARTS[line] = hit
+    return hit
+
+
 def _share(found: int, total: int, empty: float = 0.5) -> float:
     return found / total if total else empty
 
@@ -243,7 +257,7 @@ class _FileWords:
         """The parts of 0-based line ``n``."""
         parts = self._line_parts[n]
         if parts is None:
-            parts = self._line_parts[n] = frozenset(_parts(self.lines[n]))
+            parts = self._line_parts[n] = _text_parts(self.lines[n])
         return parts
 
     def parts(self, lo: int, hi: int) -> set[str]:
