@@ -19,6 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 from rapidfuzz import fuzz
 
+from citecal._fork import fork_map
+
 FEATURE_NAMES: tuple[str, ...] = (
     "matched_terms",
     "missing_terms",
@@ -504,11 +506,15 @@ def features(item: FeatureInput) -> NDArray[np.float64]:
     return np.asarray(row, dtype=np.float64)
 
 
-def feature_matrix(items: list[FeatureInput]) -> NDArray[np.float64]:
-    """Rows of :func:`features`, one per item (shape ``(len(items), len(FEATURE_NAMES))``)."""
+def feature_matrix(items: list[FeatureInput], workers: int = 1) -> NDArray[np.float64]:
+    """Rows of :func:`features`, one per item (shape ``(len(items), len(FEATURE_NAMES))``).
+
+    ``workers`` > 1 computes them in forked processes, in contiguous slices (callers
+    pass items file by file, so each file's words are indexed by one process).
+    """
     if not items:
         return np.zeros((0, len(FEATURE_NAMES)))
-    return np.vstack([features(i) for i in items])
+    return np.vstack(fork_map(features, items, workers))
 
 
 __all__ = [

@@ -79,6 +79,19 @@ def _structure_required() -> tuple[tuple[str, ...] | None, ...]:
     return tuple(required_literals(pattern) for _, pattern in _patterns()[1])
 
 
+def load_patterns() -> None:
+    """Compile the patterns and read the look-alike table now, not at the first text.
+
+    Called before the screen forks its workers, so they inherit both instead of
+    each building them again (docs/explanation/cascade.md, "Throughput").
+    """
+    _patterns()
+    _keys()
+    _required()
+    _structure_required()
+    fold("\u00e9")  # the look-alike table is read at the first non-ASCII text
+
+
 def find_injection(
     text: str, where: str = "claim", kinds: frozenset[str] | None = None
 ) -> Injection | None:
@@ -261,6 +274,7 @@ __all__ = [
     "find_injection",
     "fold",
     "hold_back",
+    "load_patterns",
     "prompt_injection",
     "read_together",
     "request_injection",
