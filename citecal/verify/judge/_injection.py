@@ -107,7 +107,9 @@ def find_injection(
     keys = _keys()
     required = _required()
     words, lines = readings(text)
-    scripts = {lang: bool(gate.search(words)) for lang, gate in GATES.items()}
+    # The gates are non-ASCII scripts: ASCII text holds none of them.
+    ascii_only = words.isascii()
+    scripts = {lang: not ascii_only and bool(gate.search(words)) for lang, gate in GATES.items()}
     beginnings = word_beginnings(words)
     for (kind, lang, stems, pattern), key, needs in zip(prose, keys, required, strict=True):
         if kinds is not None and kind not in kinds:

@@ -639,10 +639,8 @@ def trigger_keys(stems: tuple[str, ...] | None) -> frozenset[str] | None:
 
 def word_beginnings(text: str) -> frozenset[str]:
     """The 2-, 3- and 4-letter beginnings of the words of ``text`` (see :func:`trigger_keys`)."""
-    out: set[str] = set()
-    for word in set(re.findall(r"\w+", text)):
-        out.update((word[:2], word[:3], word[:4]))
-    return frozenset(out)
+    fours = {word[:4] for word in re.findall(r"\w+", text)}
+    return frozenset(fours | {w[:3] for w in fours} | {w[:2] for w in fours})
 
 
 _ANCHORS = (r"\b", r"(?<![\w.=])", r"(?:^|[\s.;!?])", r"(?:^|[\s。！？.])", r"(?:^|[\s.!?])")
