@@ -171,6 +171,7 @@ def pre_judge(
         probs = {}
     escalate: list[int] = []
     handled: set[int] = set()
+    version = spec.verifier.version if spec.verifier is not None else None  # a hash: once
     for i in open_:
         o = out[i]
         p = probs.get(i)
@@ -192,7 +193,7 @@ def pre_judge(
                     method="local",
                     confidence=_confidence(conf),  # type: ignore[arg-type]
                     score=round(float(p), 4) if p is not None else None,
-                    model=spec.verifier.version if spec.verifier is not None else None,
+                    model=version,
                     prompt_version=None,
                     reasoning=(
                         f"local verifier: P(supports) = {p:.2f}; decides {verdict} at "
