@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agreement", default="supports=0.98,not_supports=0.90")
+    parser.add_argument("--agreement", default="supports=0.95,not_supports=0.90")
     parser.add_argument("--delta", type=float, default=0.1)
     parser.add_argument("--only", nargs="*", default=[])
     args = parser.parse_args()

@@ -92,7 +92,7 @@ def main() -> int:
     sets = load_groundtruth(args.dataset, args.sources)
     scored, rows = groundtruth_rows(sets, Config())
     report = leave_one_package_out(
-        scored, rows, parse_agreement("supports=0.98,not_supports=0.90"), 0.1
+        scored, rows, parse_agreement("supports=0.95,not_supports=0.90"), 0.1
     )
     print(f"{len(sets)} label sets, {len(scored)} labels, {len(rows)} valid; leave one package out")
     figures: dict[str, object] = {}

@@ -114,6 +114,11 @@ class FoldReport(BaseModel):
         description="p_supports on held-out valid citations: all, natural, planted "
         "(docs/explanation/cascade.md, 'The review list').",
     )
+    ranking_natural: dict[str, dict[str, RankingFigures]] = Field(
+        default_factory=dict,
+        description="p_supports on held-out valid citations of natural reports, by language "
+        "and by package size (issue 31: a figure that holds across languages).",
+    )
 
 
 def _r(num: int, den: int) -> float | None:
@@ -200,6 +205,30 @@ def ranking_of(held: Sequence[Held]) -> dict[str, RankingFigures]:
     for origin in sorted({o for o, _ in ranked}):
         out[origin] = ranking_figures([r for o, r in ranked if o == origin], BAND_NAMES)
     return out
+
+
+RANKING_GROUPS: tuple[str, ...] = ("language", "size")
+
+
+def ranking_natural_of(held: Sequence[Held]) -> dict[str, dict[str, RankingFigures]]:
+    """The natural reports' held-out ranking figures per language and per package size.
+
+    Users bring natural reports in their own languages (docs/how-to/groundtruth.md): one
+    pooled AUC can hide a language the verifier ranks poorly.
+    """
+    natural = [
+        (h, Ranked(h.p_supports, h.human, h.band, h.expected))
+        for h in held
+        if h.p_supports is not None and h.scored.label.origin == "natural"
+    ]
+    out: dict[str, dict[str, RankingFigures]] = {}
+    for by in RANKING_GROUPS:
+        keys = sorted({h.scored.group(by) for h, _ in natural})
+        out[by] = {
+            key: ranking_figures([r for h, r in natural if h.scored.group(by) == key], BAND_NAMES)
+            for key in keys
+        }
+    return out if natural else {}
 
 
 def groundtruth_rows(
@@ -289,6 +318,7 @@ def leave_one_package_out(
         spread={o: spread(list(parts.values())) for o, parts in by_origin_package.items()},
         thresholds=thresholds,
         ranking=ranking_of(held),
+        ranking_natural=ranking_natural_of(held),
         disagreement=disagreement_of(held),
     )
 
@@ -353,6 +383,7 @@ __all__ = [
     "figures",
     "groundtruth_rows",
     "leave_one_package_out",
+    "ranking_natural_of",
     "ranking_of",
     "spread",
 ]

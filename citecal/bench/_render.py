@@ -213,6 +213,14 @@ def ranking_lines(report: FoldReport) -> list[str]:
                 for b in r.reliability
             )
         )
+    for by, groups in report.ranking_natural.items():
+        lines.append(
+            f"p_supports, natural, by {by}: ROC AUC (valid, unsupported): "
+            + "; ".join(
+                f"{key} {'–' if r.auc is None else f'{r.auc:.3f}'} ({r.n}, {r.unsupported})"
+                for key, r in groups.items()
+            )
+        )
     return lines
 
 

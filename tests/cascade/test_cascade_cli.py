@@ -171,3 +171,27 @@ def test_an_old_cascade_file_without_judge_confidence_still_loads(tmp_path: Path
     again = load_cascade(old)
     assert [t.confidence for t in again.tiers] == [None] * len(again.tiers)
     assert again.cost is None
+
+
+def test_ranking_per_language_and_size_counts_natural_reports_only() -> None:
+    def held(lang: str, origin: str, p: float, human: bool) -> _folds.Held:
+        label = CitationLabel(
+            id=f"{lang}-{p}", citation="[a.py:1]", claim="c", structural="valid",
+            human_score=3 if human else 0, category="literal", difficulty="easy",
+            rationale="r", origin=origin,
+        )  # fmt: skip
+        return _folds.Held(Scored("pkg", lang, label, None, size="small"), None, None, p, "low")
+
+    items = [
+        held("go", "natural", 0.9, True), held("go", "natural", 0.2, False),  # ranked right
+        held("rust", "natural", 0.2, True), held("rust", "natural", 0.9, False),  # inverted
+        held("rust", "natural", 0.9, True),
+        held("java", "planted", 0.9, True), held("java", "planted", 0.1, False),
+    ]  # fmt: skip
+    by = _folds.ranking_natural_of(items)
+    assert set(by["language"]) == {"go", "rust"}  # planted java is a stress test, apart
+    assert by["language"]["go"].auc == 1.0
+    assert by["language"]["rust"].auc == 0.25  # (0 + 0.5) / 2: one pair tied, one inverted
+    assert by["language"]["rust"].n == 3 and by["language"]["rust"].unsupported == 1
+    assert by["size"]["small"].n == 5
+    assert _folds.ranking_natural_of(items[-2:]) == {}
