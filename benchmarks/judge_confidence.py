@@ -22,6 +22,12 @@ of other reports). Then:
    from the API's ``usage``, priced as README "The LLM judge" says, per claim.
 
     .venv/bin/python benchmarks/judge_confidence.py [--claims 2000] [--runs 1000] [--out DIR]
+        [--samples 5] [--sample-temperature 0.7] [--strong-samples K] [--sources ...]
+
+``--samples`` and ``--sample-temperature`` are ``judge.samples`` and
+``judge.sample_temperature``; ``--strong-samples`` gives the strong tier its own K
+(1: it answers once and its tier thresholds on ``verbal``), the per-tier K of
+docs/explanation/cascade.md.
 
 ``--out DIR`` writes each judged table (``DIR/<model>-<source>.parquet``) so
 ``citecal calibrate DIR/gpt-4o-mini-logprob.parquet`` prints the same signal figures.
@@ -77,8 +83,15 @@ def judge_all(
     samples: int,
     workdir: Path,
     prevalence: float = 0.6,
+    sample_temperature: float = 0.7,
+    strong_samples: int | None = None,
 ) -> dict[tuple[str, str], Judged]:
-    """Every (model, source) judgement of the labelled set, through HTTP and the openai client."""
+    """Every (model, source) judgement of the labelled set, through HTTP and the openai client.
+
+    ``strong_samples``: K of the strong model's ``consistency`` samples when it differs
+    from the cheap model's ``samples`` (per-tier K, docs/explanation/cascade.md); 1 leaves
+    the strong model's ``consistency`` run out (its tier then answers once: ``verbal``).
+    """
     labelled = synthetic_claims(claims, seed=seed, prevalence=prevalence, prefix="b")
     examples = synthetic_claims(200, seed=seed + 1, prevalence=0.6, prefix="x")
     table = synthetic_table(labelled)
@@ -91,19 +104,27 @@ def judge_all(
     with FakeOpenAIServer(mode="realistic", realistic=judge) as srv:
         os.environ["OPENAI_API_KEY"] = "benchmark"
         for source in sources:
-            config = JudgeConfig(
-                base_url=srv.base_url,
-                cache=False,
-                escalation_model="",
-                confidence=source,  # type: ignore[arg-type]
-                samples=samples,
-                concurrency=16,
-                cache_path=str(workdir / "cache.sqlite3"),
-            )
-            variants = (
-                simulated_prompts(config, table=pool, seed=seed) if source == "simulated" else ()
-            )
             for model in (CHEAP, STRONG):
+                k = samples
+                if source == "consistency" and model == STRONG and strong_samples is not None:
+                    if strong_samples < 2:
+                        continue
+                    k = strong_samples
+                config = JudgeConfig(
+                    base_url=srv.base_url,
+                    cache=False,
+                    escalation_model="",
+                    confidence=source,  # type: ignore[arg-type]
+                    samples=k,
+                    sample_temperature=sample_temperature,
+                    concurrency=16,
+                    cache_path=str(workdir / "cache.sqlite3"),
+                )
+                variants = (
+                    simulated_prompts(config, table=pool, seed=seed)
+                    if source == "simulated"
+                    else ()
+                )
                 new, run = rejudge_frame(
                     table, config, prompt="v3", model=model, use_cache=False, variants=variants
                 )
@@ -113,10 +134,16 @@ def judge_all(
     return out
 
 
-def items_of(judged: dict[tuple[str, str], Judged], source: str) -> list[Item]:
+def tier_sources(judged: dict[tuple[str, str], Judged], source: str) -> dict[str, str]:
+    """Each tier's confidence source: ``source``, or ``verbal`` where that model has no run."""
+    return {m: source if (m, source) in judged else "verbal" for m in (CHEAP, STRONG)}
+
+
+def items_of(judged: dict[tuple[str, str], Judged], source: dict[str, str]) -> list[Item]:
     """The labelled claims as the cascade sees them, read as ``calibrate --write-cascade`` reads."""
     both = pd.concat(
-        [judged[(CHEAP, source)].table, judged[(STRONG, source)].table], ignore_index=True
+        [judged[(CHEAP, source[CHEAP])].table, judged[(STRONG, source[STRONG])].table],
+        ignore_index=True,
     )
     rows, _ = rows_from_table(both)
     return [
@@ -132,13 +159,13 @@ def items_of(judged: dict[tuple[str, str], Judged], source: str) -> list[Item]:
 
 
 def cascade_runs(
-    items: list[Item], costs: dict[str, float], runs: int, seed: int, source: str
+    items: list[Item], costs: dict[str, float], runs: int, seed: int, source: dict[str, str]
 ) -> dict[str, float]:
     """Split in half ``runs`` times: calibrate on one half, score on the other."""
     rng = np.random.default_rng(seed)
     tiers = [
-        TierSpec("judge", CHEAP, costs[CHEAP], source),
-        TierSpec("judge", STRONG, costs[STRONG], source),
+        TierSpec("judge", CHEAP, costs[CHEAP], source[CHEAP]),
+        TierSpec("judge", STRONG, costs[STRONG], source[STRONG]),
     ]
     n = len(items)
     held = {"supports": 0, "not_supports": 0}
@@ -179,9 +206,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=5, help="K (judge.samples)")
+    parser.add_argument(
+        "--sample-temperature",
+        type=float,
+        default=0.7,
+        help="temperature of the consistency samples (judge.sample_temperature)",
+    )
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--strong-samples",
+        type=int,
+        default=None,
+        help=f"K of {STRONG}'s consistency samples (default: --samples); 1: its tier answers "
+        "once (verbal)",
+    )
     parser.add_argument("--prevalence", type=float, default=0.6, help="share of claims supported")
     parser.add_argument(
         "--sources", default=",".join(SOURCES), help="comma-separated; verbal is always run"
@@ -191,13 +231,21 @@ def main() -> int:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         judged = judge_all(
-            args.claims, args.seed, sources, args.samples, Path(tmp), args.prevalence
+            args.claims,
+            args.seed,
+            sources,
+            args.samples,
+            Path(tmp),
+            args.prevalence,
+            args.sample_temperature,
+            args.strong_samples,
         )
     took = time.perf_counter() - t0
     print(
         f"realistic test judge, {args.claims} labelled claims ({args.prevalence:.0%} supported), "
-        f"{CHEAP} (errs on 20%) and {STRONG} (10%), K = {args.samples}; judged through HTTP in "
-        f"{took:.0f}s"
+        f"{CHEAP} (errs on 20%) and {STRONG} (10%), K = {args.samples}"
+        + ("" if args.strong_samples is None else f" ({STRONG}: {args.strong_samples})")
+        + f" at temperature {args.sample_temperature}; judged through HTTP in {took:.0f}s"
     )
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -207,6 +255,8 @@ def main() -> int:
     print("1. signal quality (calibrate): ROC AUC for 'people agree with the verdict'")
     for model in (CHEAP, STRONG):
         for source in sources:
+            if (model, source) not in judged:
+                continue
             (s,) = signal_quality(prepare(judged[(model, source)].table))
             auc = s.roc_auc if s.roc_auc is not None else float("nan")
             ci = s.roc_auc_ci or [float("nan"), float("nan")]
@@ -227,8 +277,9 @@ def main() -> int:
     strong_once = judged[(STRONG, "verbal")].cost_per_claim
     results = {}
     for i, source in enumerate(sources):
-        costs = {m: judged[(m, source)].cost_per_claim for m in (CHEAP, STRONG)}
-        r = cascade_runs(items_of(judged, source), costs, args.runs, args.seed + i, source)
+        per_tier = tier_sources(judged, source)
+        costs = {m: judged[(m, per_tier[m])].cost_per_claim for m in (CHEAP, STRONG)}
+        r = cascade_runs(items_of(judged, per_tier), costs, args.runs, args.seed + i, per_tier)
         results[source] = r
         held = min(r["held_supports"], r["held_not_supports"])
         ok &= held >= 1 - DELTA
@@ -239,7 +290,8 @@ def main() -> int:
             f"({CHEAP} {r['cheap_coverage']:.1%}); cost ${r['cost_per_claim'] * 1000:.4f} per "
             f"1 000 claims = {r['cost_per_claim'] / strong_once:.2f}× {STRONG} on every claim "
             f"(${strong_once * 1000:.4f}), "
-            f"{r['cost_per_claim'] / costs[STRONG]:.2f}× {STRONG} with {source} on every claim"
+            f"{r['cost_per_claim'] / costs[STRONG]:.2f}× {STRONG} with {per_tier[STRONG]} on "
+            f"every claim"
         )
     base = results["verbal"]["coverage"]
     for source in ("logprob", "consistency"):

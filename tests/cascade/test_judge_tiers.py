@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from citecal.calibrate import prepare, signal_quality
 from citecal.cascade import Item, TierSpec, calibrate_cascade, load_cascade, run_cascade
 from citecal.cascade._annotations import rows_from_table
 from citecal.cli import cli
@@ -242,3 +243,81 @@ def test_judge_tiers_send_a_doubted_supports_to_a_person_whatever_its_confidence
     assert doubted and all(c["suggested_action"] == "annotate" for c in doubted)
     assert all(c["confidence_source"] == "logprob" for c in doubted)
     assert doc["summary"]["cascade"]["disagreed"] == len(doubted)
+
+
+@pytest.fixture(scope="module")
+def sampled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, pd.DataFrame]]:
+    """The cheap model's consistency answers with K = 5 and K = 20 samples at temperature 0.7."""
+    tmp = tmp_path_factory.mktemp("samples")
+    judge = RealisticJudge(seed=5, oracle=synthetic_oracle(CLAIMS))
+    out: dict[int, pd.DataFrame] = {}
+    old = os.environ.get("OPENAI_API_KEY")
+    os.environ["OPENAI_API_KEY"] = "test-key"
+    try:
+        with FakeOpenAIServer(mode="realistic", realistic=judge) as srv:
+            for k in (5, 20):
+                config = JudgeConfig(
+                    base_url=srv.base_url,
+                    escalation_model="",
+                    confidence="consistency",
+                    samples=k,
+                    sample_temperature=0.7,
+                    cache_path=str(tmp / "cache.sqlite3"),
+                )
+                table, _ = rejudge_frame(synthetic_table(CLAIMS), config, prompt="v3", model=CHEAP)
+                out[k] = table.assign(judge_model=CHEAP)
+    finally:
+        if old is None:
+            os.environ.pop("OPENAI_API_KEY", None)
+        else:
+            os.environ["OPENAI_API_KEY"] = old
+    yield out
+
+
+def test_more_consistency_samples_separate_the_cheap_judges_errors_better(
+    sampled: dict[int, pd.DataFrame],
+) -> None:
+    """The K sweep of docs "Judge confidence" in small: 20 samples rank better than 5."""
+    auc = {}
+    for k, table in sampled.items():
+        (quality,) = signal_quality(prepare(table))
+        assert quality.source == "consistency"
+        assert quality.roc_auc is not None
+        auc[k] = quality.roc_auc
+        assert set(np.round(table["confidence_value"].dropna() * k, 6) % 1) == {0.0}  # j of K
+    assert auc[20] > auc[5] + 0.03
+
+
+def test_a_last_tier_that_answers_once_decides_little_of_what_the_cheap_tier_leaves(
+    judged: dict[tuple[str, str], pd.DataFrame], sampled: dict[int, pd.DataFrame]
+) -> None:
+    """Why citecal keeps one K for every tier (docs "A cascade of judges that pays").
+
+    The strong model's single answer says ``high`` for everything: on the hard claims the
+    cheap tier leaves, its verdicts fall short of the agreement asked as a whole, so its
+    tier decides far less than with a numeric confidence.
+    """
+    agreement = {"supports": 0.9, "not_supports": 0.9}
+    decided = {}
+    for strong in ("verbal", "logprob"):
+        both = pd.concat([sampled[20], judged[(STRONG, strong)]], ignore_index=True)
+        rows, _ = rows_from_table(both)
+        items = [
+            Item(
+                None,
+                None,
+                human=r.human,
+                judge_verdicts={m: (v, c) for m, v, c in r.judge_verdicts},
+            )
+            for r in rows
+        ]
+        tiers = [
+            TierSpec("judge", CHEAP, None, "consistency"),
+            TierSpec("judge", STRONG, None, strong),
+        ]
+        spec = calibrate_cascade(items, tiers, agreement, 0.1, {"n": len(items)})
+        cheap, last = spec.tiers
+        assert cheap.decided > 0.3 * len(items)
+        decided[strong] = last.decided / last.reached
+    assert decided["verbal"] < 0.1
+    assert decided["logprob"] > decided["verbal"] + 0.2
