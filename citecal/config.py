@@ -78,7 +78,10 @@ class ValidationConfig(_Section):
     )
     binary_sniff_bytes: int = Field(8192, ge=512)
     workers: int = Field(
-        0, ge=0, description="Processes for stages 2-4a of large reports; 0 = one per CPU."
+        0,
+        ge=0,
+        description="Processes for stages 2-4a, the injection screen and the local verifier's "
+        "features of large reports; 0 = one per CPU.",
     )
     parallel_min_citations: int = Field(
         2000, ge=1, description="Reports with fewer citations run in one process."

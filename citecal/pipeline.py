@@ -10,14 +10,17 @@ README "Routing"). The judge is optional: without one, those claims are
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from functools import partial, wraps
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from citecal import _regex as bounded_regex
+from citecal._fork import can_fork, fork_map
 from citecal.aggregate import Outcome, joint_verdicts, summarize, to_result
 from citecal.config import Config
 from citecal.errors import InputError
@@ -44,6 +47,7 @@ from citecal.source import (
 from citecal.verify import (
     classify_claim,
     coverage_verdict,
+    general_words,
     route_claim,
     validate_citation,
     verify_extractive,
@@ -227,9 +231,7 @@ def _worker_count(config: Config, n_citations: int, store: SourceStore) -> int:
     """
     if n_citations < config.validation.parallel_min_citations:
         return 1
-    if mp.current_process().daemon:
-        return 1
-    if not isinstance(store, CachingStore) or "fork" not in mp.get_all_start_methods():
+    if not isinstance(store, CachingStore) or not can_fork():
         return 1
     wanted = config.validation.workers or os.cpu_count() or 1
     return max(1, min(wanted, n_citations // 100))
@@ -313,6 +315,7 @@ def _analyse_parallel(
     done = 0
     assert context is None or isinstance(context, CachingStore)
     _PARENT = (store, config, extracted, context)
+    general_words()  # loaded once here and inherited, not once per worker (wordfreq, ~0.3 s)
     try:
         with mp.get_context("fork").Pool(workers, initializer=_worker_init) as pool:
             for part, timeouts in pool.imap_unordered(_worker_run, chunks):
@@ -509,16 +512,17 @@ def screen_outcomes(analysis: Analysis, store: SourceStore, config: Config) -> d
     Read as the judge would read them (the same request, README "Security"), by
     outcome index. Runs before every tier of the cascade, the rules included.
     """
-    from citecal.verify.judge import request_injection
+    from citecal.verify.judge import load_patterns, request_injection
 
     candidates = [i for i, o in enumerate(analysis.outcomes) if o.validation.valid]
     requests = judge_requests(analysis, candidates, store, config)
-    found = {}
-    for i, r in zip(candidates, requests, strict=True):
-        hit = request_injection(r, config.judge.max_code_lines)
-        if hit is not None:
-            found[i] = hit
-    return found
+    load_patterns()  # before any fork: the workers inherit them
+    hits = fork_map(
+        partial(request_injection, max_code_lines=config.judge.max_code_lines),
+        requests,
+        _worker_count(config, len(requests), store),
+    )
+    return {i: hit for i, hit in zip(candidates, hits, strict=True) if hit is not None}
 
 
 def injection_warning(outcomes: Sequence[Outcome], held: dict[int, Injection]) -> str:
@@ -534,6 +538,35 @@ def injection_warning(outcomes: Sequence[Outcome], held: dict[int, Injection]) -
     )
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _collections_paused(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``fn`` with Python's cyclic garbage collector paused while it runs.
+
+    A large report allocates millions of short-lived objects (tokens, rows,
+    verdicts) that reference counting frees; the cyclic collector would walk the
+    live ones again and again (about a tenth of ``eval``'s time on 10 000
+    citations, docs/explanation/cascade.md "Throughput") without finding cycles
+    to free. It is resumed when ``fn`` returns or raises, and left alone if the
+    caller had paused it already.
+    """
+
+    @wraps(fn)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused
+
+
+@_collections_paused
 def evaluate_report(
     report_text: str,
     store: SourceStore,
@@ -592,7 +625,13 @@ def evaluate_report(
     if cascade is not None:
         from citecal.cascade._apply import pre_judge
 
-        outcomes, indexes, decided_by = pre_judge(outcomes, cascade, store, judge is not None)
+        outcomes, indexes, decided_by = pre_judge(
+            outcomes,
+            cascade,
+            store,
+            judge is not None,
+            _worker_count(config, len(outcomes), store),
+        )
         analysis = replace(analysis, outcomes=outcomes)
     if judge is not None and indexes and cascade is not None and cascade.tier("judge"):
         # README "The cascade": each judge model in turn, cheapest first.

@@ -123,9 +123,16 @@ def disagree_cut(spec: CascadeSpec) -> float | None:
 
 
 def pre_judge(
-    outcomes: Sequence[Outcome], spec: CascadeSpec, store: SourceStore, has_judge: bool
+    outcomes: Sequence[Outcome],
+    spec: CascadeSpec,
+    store: SourceStore,
+    has_judge: bool,
+    workers: int = 1,
 ) -> tuple[list[Outcome], list[int], dict[str, int]]:
-    """Rules and local tiers. Returns (outcomes, indexes for the judge, decisions per tier)."""
+    """Rules and local tiers. Returns (outcomes, indexes for the judge, decisions per tier).
+
+    ``workers``: processes computing the verifier's features (the same rows either way).
+    """
     out = list(outcomes)
     decided_by: dict[str, int] = {}
     rules = spec.tier("rules")
@@ -155,7 +162,7 @@ def pre_judge(
         for i in by_file:  # file by file: each file's words are indexed once
             lines = read_lines(store, out[i].extracted.citation.file_path, cache)
             inputs.append(feature_input(out[i], context_before(lines, out[i]), lines))
-        raw = spec.verifier.predict(feature_matrix(inputs))
+        raw = spec.verifier.predict(feature_matrix(inputs, workers))
         probs = dict(zip(by_file, raw.tolist(), strict=True))
         if spec.calibrator is not None:
             scaled = spec.calibrator(raw).round(4).tolist()
@@ -164,6 +171,7 @@ def pre_judge(
         probs = {}
     escalate: list[int] = []
     handled: set[int] = set()
+    version = spec.verifier.version if spec.verifier is not None else None  # a hash: once
     for i in open_:
         o = out[i]
         p = probs.get(i)
@@ -185,7 +193,7 @@ def pre_judge(
                     method="local",
                     confidence=_confidence(conf),  # type: ignore[arg-type]
                     score=round(float(p), 4) if p is not None else None,
-                    model=spec.verifier.version if spec.verifier is not None else None,
+                    model=version,
                     prompt_version=None,
                     reasoning=(
                         f"local verifier: P(supports) = {p:.2f}; decides {verdict} at "

@@ -19,6 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 from rapidfuzz import fuzz
 
+from citecal._fork import fork_map
+
 FEATURE_NAMES: tuple[str, ...] = (
     "matched_terms",
     "missing_terms",
@@ -210,6 +212,20 @@ def _parts(text: str) -> set[str]:
     return out
 
 
+_LINE_PARTS: dict[str, frozenset[str]] = {}
+"""A line's text → its parts, memoised: lines such as ``return value`` or ``}`` recur
+across a repository's files, and a line is tokenised once per run, not once per file."""
+
+
+def _text_parts(line: str) -> frozenset[str]:
+    hit = _LINE_PARTS.get(line)
+    if hit is None:
+        hit = frozenset(_parts(line))
+        if len(_LINE_PARTS) < 200_000:
+            _LINE_PARTS[line] = hit
+    return hit
+
+
 def _share(found: int, total: int, empty: float = 0.5) -> float:
     return found / total if total else empty
 
@@ -243,7 +259,7 @@ class _FileWords:
         """The parts of 0-based line ``n``."""
         parts = self._line_parts[n]
         if parts is None:
-            parts = self._line_parts[n] = frozenset(_parts(self.lines[n]))
+            parts = self._line_parts[n] = _text_parts(self.lines[n])
         return parts
 
     def parts(self, lo: int, hi: int) -> set[str]:
@@ -490,11 +506,15 @@ def features(item: FeatureInput) -> NDArray[np.float64]:
     return np.asarray(row, dtype=np.float64)
 
 
-def feature_matrix(items: list[FeatureInput]) -> NDArray[np.float64]:
-    """Rows of :func:`features`, one per item (shape ``(len(items), len(FEATURE_NAMES))``)."""
+def feature_matrix(items: list[FeatureInput], workers: int = 1) -> NDArray[np.float64]:
+    """Rows of :func:`features`, one per item (shape ``(len(items), len(FEATURE_NAMES))``).
+
+    ``workers`` > 1 computes them in forked processes, in contiguous slices (callers
+    pass items file by file, so each file's words are indexed by one process).
+    """
     if not items:
         return np.zeros((0, len(FEATURE_NAMES)))
-    return np.vstack([features(i) for i in items])
+    return np.vstack(fork_map(features, items, workers))
 
 
 __all__ = [

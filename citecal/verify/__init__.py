@@ -5,7 +5,13 @@ from citecal.verify._extractive import content_terms, coverage_verdict, verify_e
 from citecal.verify._literal import LiteralCheck, check_literal
 from citecal.verify._routing import Route, Routing, route_claim
 from citecal.verify._structural import validate_citation
-from citecal.verify._terms import ClaimParse, ClaimTerm, extract_terms, parse_claim
+from citecal.verify._terms import (
+    ClaimParse,
+    ClaimTerm,
+    extract_terms,
+    general_words,
+    parse_claim,
+)
 
 __all__ = [
     "ClaimParse",
@@ -18,6 +24,7 @@ __all__ = [
     "content_terms",
     "coverage_verdict",
     "extract_terms",
+    "general_words",
     "parse_claim",
     "route_claim",
     "validate_citation",

@@ -829,12 +829,22 @@ _DECL_WORDS = (
 )
 
 
+@lru_cache(maxsize=4096)
+def _declaration_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The two patterns of :func:`_declares` for one name, compiled once per run and name."""
+    n = re.escape(name)
+    return (
+        re.compile(rf"(?:^|[\s(])(?:{_DECL_WORDS})\b[^\n]*(?<![\w$]){n}(?![\w$])"),
+        re.compile(rf"(?<![\w$.]){n}\s*(?:<[^>]*>)?\s*\([^\n]*[{{:=]\s*$"),
+    )
+
+
 def _declares(line: str, name: str) -> bool:
     """A line that declares ``name``: a declaration keyword before it, or a signature."""
-    n = re.escape(name)
-    if re.search(rf"(?:^|[\s(])(?:{_DECL_WORDS})\b[^\n]*(?<![\w$]){n}(?![\w$])", line):
-        return True
-    return re.search(rf"(?<![\w$.]){n}\s*(?:<[^>]*>)?\s*\([^\n]*[{{:=]\s*$", line) is not None
+    if name not in line:  # both patterns match the name itself
+        return False
+    keyword, signature = _declaration_patterns(name)
+    return keyword.search(line) is not None or signature.search(line) is not None
 
 
 def _rule_verdict(

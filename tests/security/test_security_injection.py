@@ -24,14 +24,18 @@ from citecal.cli import cli
 from citecal.config import JudgeConfig
 from citecal.extract import extract_citations
 from citecal.testing import FakeOpenAIServer
+from citecal.testing.evasions import EVASIONS
 from citecal.verify.judge import (
     JudgeRequest,
+    _injection,
     build_judge,
     estimate_cost,
     find_injection,
     load_prompt,
     render_messages,
 )
+from citecal.verify.judge._normalise import readings
+from citecal.verify.judge._patterns import required_literals
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "datasets" / "examples"
@@ -359,3 +363,73 @@ def test_dry_run_counts_held_back_claims_apart(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("dry run: 1 claims would go to the judge (gpt-4o-mini)")
     assert "(1 held back: possible prompt injection)" in result.stdout
+
+
+# ----------------------------------------------------------------- the required-literal prefilter
+# required_literals reads, off each pattern's parse tree, strings one of which every match
+# contains; the screen skips a pattern whose strings a text lacks. These pin that the strings
+# are a necessary condition (hand-made patterns; every match of every pattern over the
+# evasion set) and that the screen finds exactly what it finds without the prefilter.
+
+
+@pytest.mark.parametrize(
+    ("pattern", "required"),
+    [
+        (r"\bignore previous instructions\b", ("ignore previous instructions",)),
+        (r"\b(?:ignore|forget) (?:all )?previous", ("previous",)),  # the longest required
+        (r"(?:abcd)?wxyz", ("wxyz",)),  # an optional part requires nothing
+        (r"a{0,3}bcd", ("bcd",)),
+        (r"(?:note|hint)+ to", ("hint", "note")),  # a repeat taken at least once
+        (r"(?:note|hi) to the judge", (" to the judge",)),  # "hi" is too short to be used
+        (r"(?:note|hi)", None),
+        (r"(?:note|)x", None),  # an empty branch requires nothing
+        (r"[a-z]+\d", None),
+        (r"(?i:note to)", None),  # a case-insensitive group
+        (r"(?i:note) to the", (" to the",)),
+        (r"(?>atomic) group", ("atomic",)),
+    ],
+)
+def test_required_literals_are_read_off_the_pattern(
+    pattern: str, required: tuple[str, ...] | None
+) -> None:
+    assert required_literals(re.compile(pattern)) == required
+
+
+def test_a_case_insensitive_pattern_requires_nothing_known() -> None:
+    assert required_literals(re.compile("ignore previous", re.IGNORECASE)) is None
+
+
+TEXTS = [
+    *INJECTIONS,
+    *ORDINARY,
+    *(e.text for e in EVASIONS),
+    *(f"{e.claim_tail}\n{e.text}" for e in EVASIONS if e.claim_tail),
+]
+
+
+def test_every_match_of_every_pattern_holds_one_of_its_strings() -> None:
+    prose, structure, _ = _injection._patterns()
+    checked = 0
+    for text in TEXTS:
+        words, lines = readings(text)
+        for (_, _, _, pattern), needs in zip(prose, _injection._required(), strict=True):
+            for m in pattern.finditer(words):
+                assert needs is None or any(t in m.group(0) for t in needs), (pattern, m)
+                checked += needs is not None
+        for (_, pattern), needs in zip(structure, _injection._structure_required(), strict=True):
+            for m in pattern.finditer(lines):
+                assert needs is None or any(t in m.group(0) for t in needs), (pattern, m)
+                checked += needs is not None
+    assert checked >= 50  # the check saw matches of patterns with a prefilter
+
+
+def test_the_screen_finds_the_same_with_and_without_the_prefilter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with_prefilter = [find_injection(t) for t in TEXTS]
+    prose, structure, _ = _injection._patterns()
+    monkeypatch.setattr(_injection, "_required", lambda: (None,) * len(prose))
+    monkeypatch.setattr(_injection, "_structure_required", lambda: (None,) * len(structure))
+    without = [find_injection(t) for t in TEXTS]
+    assert with_prefilter == without
+    assert sum(f is not None for f in without) >= len(INJECTIONS)

@@ -42,12 +42,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from citecal._http import CONNECT_S, deadline_reason
 from citecal.errors import JudgeError
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger("citecal.judge")
 
@@ -81,6 +82,8 @@ async def _mark_answered(response: Any) -> None:
 
 def request_timeout(timeout_s: float) -> openai.Timeout:
     """Per-operation bounds under the request's deadline: connecting takes at most ``CONNECT_S``."""
+    import openai  # imported when a client is made: ``citecal eval`` without a judge never pays
+
     return openai.Timeout(timeout_s, connect=min(CONNECT_S, timeout_s))
 
 
@@ -92,6 +95,8 @@ def openai_client(
     Its httpx client tells :meth:`ChatClient.complete` whether an answer had begun
     when a deadline passed; proxies from the environment apply as before.
     """
+    import openai
+
     http = openai.DefaultAsyncHttpxClient(
         timeout=request_timeout(timeout_s), event_hooks={"response": [_mark_answered]}
     )
@@ -310,6 +315,8 @@ class ChatClient:
         answer (sent as ``max_completion_tokens`` to a model that refuses
         ``max_tokens``); with ``n`` choices each may use that many (README "Security").
         """
+        import openai  # loaded already: ``self.client`` is an openai client
+
         token_key = self.token_key
         attempt = 0
         timeouts = 0

@@ -24,7 +24,13 @@ from functools import lru_cache
 
 from citecal.models import Verdict
 from citecal.verify.judge._normalise import fold, readings, suspicious
-from citecal.verify.judge._patterns import GATES, compiled, trigger_keys, word_beginnings
+from citecal.verify.judge._patterns import (
+    GATES,
+    compiled,
+    required_literals,
+    trigger_keys,
+    word_beginnings,
+)
 from citecal.verify.judge._types import JudgeRequest
 
 INJECTION_REASON = "possible prompt injection"
@@ -62,6 +68,30 @@ def _keys() -> tuple[frozenset[str] | None, ...]:
     return tuple(trigger_keys(stems) for _, _, stems, _ in _patterns()[0])
 
 
+@lru_cache(maxsize=1)
+def _required() -> tuple[tuple[str, ...] | None, ...]:
+    """Per prose pattern, strings one of which any match contains (a second prefilter)."""
+    return tuple(required_literals(pattern) for _, _, _, pattern in _patterns()[0])
+
+
+@lru_cache(maxsize=1)
+def _structure_required() -> tuple[tuple[str, ...] | None, ...]:
+    return tuple(required_literals(pattern) for _, pattern in _patterns()[1])
+
+
+def load_patterns() -> None:
+    """Compile the patterns and read the look-alike table now, not at the first text.
+
+    Called before the screen forks its workers, so they inherit both instead of
+    each building them again (docs/explanation/cascade.md, "Throughput").
+    """
+    _patterns()
+    _keys()
+    _required()
+    _structure_required()
+    fold("\u00e9")  # the look-alike table is read at the first non-ASCII text
+
+
 def find_injection(
     text: str, where: str = "claim", kinds: frozenset[str] | None = None
 ) -> Injection | None:
@@ -75,10 +105,13 @@ def find_injection(
         return None
     prose, structure, _ = _patterns()
     keys = _keys()
+    required = _required()
     words, lines = readings(text)
-    scripts = {lang: bool(gate.search(words)) for lang, gate in GATES.items()}
+    # The gates are non-ASCII scripts: ASCII text holds none of them.
+    ascii_only = words.isascii()
+    scripts = {lang: not ascii_only and bool(gate.search(words)) for lang, gate in GATES.items()}
     beginnings = word_beginnings(words)
-    for (kind, lang, stems, pattern), key in zip(prose, keys, strict=True):
+    for (kind, lang, stems, pattern), key, needs in zip(prose, keys, required, strict=True):
         if kinds is not None and kind not in kinds:
             continue
         if not scripts.get(lang, True):
@@ -88,10 +121,14 @@ def find_injection(
                 continue
         elif stems is not None and not any(t in words for t in stems):
             continue
+        if needs is not None and not any(t in words for t in needs):
+            continue  # a match would contain one of these strings
         m = pattern.search(words)
         if m is not None:
             return Injection(where, kind, m.group(0).strip()[:120], lang)
-    for kind, pattern in structure:
+    for (kind, pattern), needs in zip(structure, _structure_required(), strict=True):
+        if needs is not None and not any(t in lines for t in needs):
+            continue
         m = pattern.search(lines)
         if m is not None:
             return Injection(where, kind, m.group(0).strip()[:120])
@@ -239,6 +276,7 @@ __all__ = [
     "find_injection",
     "fold",
     "hold_back",
+    "load_patterns",
     "prompt_injection",
     "read_together",
     "request_injection",

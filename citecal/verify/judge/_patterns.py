@@ -29,7 +29,9 @@ false-positive rate on real code; ``benchmarks/injection_false_positives.py``).
 
 from __future__ import annotations
 
+import importlib
 import re
+from typing import Any
 
 from citecal.verify.judge._normalise import fold
 
@@ -637,10 +639,8 @@ def trigger_keys(stems: tuple[str, ...] | None) -> frozenset[str] | None:
 
 def word_beginnings(text: str) -> frozenset[str]:
     """The 2-, 3- and 4-letter beginnings of the words of ``text`` (see :func:`trigger_keys`)."""
-    out: set[str] = set()
-    for word in set(re.findall(r"\w+", text)):
-        out.update((word[:2], word[:3], word[:4]))
-    return frozenset(out)
+    fours = {word[:4] for word in re.findall(r"\w+", text)}
+    return frozenset(fours | {w[:3] for w in fours} | {w[:2] for w in fours})
 
 
 _ANCHORS = (r"\b", r"(?<![\w.=])", r"(?:^|[\s.;!?])", r"(?:^|[\s。！？.])", r"(?:^|[\s.!?])")
@@ -725,3 +725,74 @@ def _heads(src: str) -> tuple[str, ...] | None:
             return None
         out.extend(got)
     return tuple(dict.fromkeys(out))
+
+
+# ------------------------------------------------------------ required literals (a prefilter)
+
+_SRE: Any = importlib.import_module("re._parser")  # the stdlib's own regex parser
+_SRE_C: Any = importlib.import_module("re._constants")
+_MIN_LITERAL = 3
+"""Shorter required strings ("a ", "ai") are in almost every text: no use as a prefilter."""
+
+
+def required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Strings one of which every match of ``pattern`` contains, or None (none known).
+
+    Read off the pattern's parse tree (the stdlib's own parser): a literal run is
+    required; a group, or a repeat taken at least once, requires what its content
+    requires; an alternation requires one of what its branches require; a sequence
+    requires what its most selective item requires. Anything else (classes,
+    assertions, optional parts, case-insensitive groups) requires nothing known. A
+    text holding none of the strings cannot match, so the screen skips the search
+    (docs/explanation/cascade.md, "Throughput"): a prefilter only, never a verdict.
+    """
+    if pattern.flags & re.IGNORECASE:
+        return None
+    got = _required(_SRE.parse(pattern.pattern, pattern.flags))
+    return None if got is None else tuple(sorted(got))
+
+
+def _best(found: list[frozenset[str]]) -> frozenset[str] | None:
+    useful = [s for s in found if s and min(map(len, s)) >= _MIN_LITERAL]
+    if not useful:
+        return None
+    return max(useful, key=lambda s: (min(map(len, s)), -len(s)))
+
+
+def _required(items: Any) -> frozenset[str] | None:
+    """What a sequence of parse-tree items requires (see :func:`required_literals`)."""
+    found: list[frozenset[str]] = []
+    run = ""
+    for op, av in items:
+        if op is _SRE_C.LITERAL:
+            run += chr(av)
+            continue
+        if run:
+            found.append(frozenset({run}))
+            run = ""
+        got = _item_required(op, av)
+        if got is not None:
+            found.append(got)
+    if run:
+        found.append(frozenset({run}))
+    return _best(found)
+
+
+def _item_required(op: Any, av: Any) -> frozenset[str] | None:
+    if op is _SRE_C.BRANCH:
+        union: set[str] = set()
+        for alt in av[1]:
+            got = _required(alt)
+            if got is None:
+                return None
+            union |= got
+        return frozenset(union)
+    if op is _SRE_C.SUBPATTERN:
+        _, add_flags, _, content = av
+        return None if add_flags & re.IGNORECASE else _required(content)
+    if op in (_SRE_C.MAX_REPEAT, _SRE_C.MIN_REPEAT, _SRE_C.POSSESSIVE_REPEAT):
+        low, _, content = av
+        return _required(content) if low >= 1 else None
+    if op is _SRE_C.ATOMIC_GROUP:
+        return _required(av)
+    return None
