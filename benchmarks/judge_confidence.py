@@ -146,16 +146,7 @@ def items_of(judged: dict[tuple[str, str], Judged], source: dict[str, str]) -> l
         ignore_index=True,
     )
     rows, _ = rows_from_table(both)
-    return [
-        Item(
-            rule=None,
-            local=None,
-            judges=dict(r.judges),
-            human=r.human,
-            judge_verdicts={m: (v, c) for m, v, c in r.judge_verdicts},
-        )
-        for r in rows
-    ]
+    return [r.item(with_rule=False) for r in rows]
 
 
 def cascade_runs(

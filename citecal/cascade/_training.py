@@ -45,6 +45,16 @@ class Row:
     """natural (reports as users bring them, and every pulled annotation) or planted: the
     calibrator is fitted on natural rows only (DESIGN "Routing and the cascade")."""
 
+    def item(self, local: float | None = None, *, with_rule: bool = True) -> Item:
+        """The row as the cascade's threshold search sees it, with the verifier's ``local``."""
+        return Item(
+            rule=self.rule if with_rule else None,
+            local=local,
+            judges=dict(self.judges),
+            human=self.human,
+            judge_verdicts={m: (v, c) for m, v, c in self.judge_verdicts},
+        )
+
 
 def rule_of(row: CitationResult) -> str | None:
     """The rule check's decided verdict in an evaluation row."""
@@ -140,13 +150,7 @@ def fit_cascade(
     natural = np.asarray([r.origin == "natural" for r in rows], dtype=bool)
     calibrator = calibrate_verifier(oof[natural], y[natural])
     items = [
-        Item(
-            rule=r.rule,
-            local=float(p) if np.isfinite(p) else None,
-            judges=dict(r.judges),
-            human=r.human,
-            judge_verdicts={m: (v, c) for m, v, c in r.judge_verdicts},
-        )
+        r.item(float(p) if np.isfinite(p) else None)
         for r, p in zip(rows, oof, strict=True)
         if thresholds_on is None or r.origin in thresholds_on
     ]

@@ -108,16 +108,7 @@ def test_calibrate_cascade_puts_the_cheap_judge_first_on_its_numeric_confidence(
 
 def _items(judged: dict[tuple[str, str], pd.DataFrame], source: str) -> list[Item]:
     rows, _ = rows_from_table(_both(judged, source))
-    return [
-        Item(
-            rule=None,
-            local=None,
-            judges=dict(r.judges),
-            human=r.human,
-            judge_verdicts={m: (v, c) for m, v, c in r.judge_verdicts},
-        )
-        for r in rows
-    ]
+    return [r.item(with_rule=False) for r in rows]
 
 
 def test_thresholds_set_on_half_the_labels_hold_on_the_other_half(
