@@ -57,7 +57,9 @@ def _constant(name: str) -> float:
     raise NumberRefused(f"{name} is not a finite number")
 
 
-def _too_deep(value: Any, limit: int) -> bool:
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether a parsed JSON value nests arrays/objects deeper than ``limit`` (iterative,
+    so a hostile nesting cannot exhaust the stack)."""
     if not isinstance(value, dict | list):
         return False
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -133,7 +135,7 @@ def loads(data: str | bytes, where: str, what: str = "JSON", max_depth: int = MA
         raise JSONInputError(where, what, deep) from None
     except (UnicodeDecodeError, ValueError) as exc:  # bytes that are not UTF-8/16/32
         raise JSONInputError(where, what, str(exc)[:160]) from None
-    if _too_deep(value, max_depth):
+    if too_deep(value, max_depth):
         raise JSONInputError(where, what, deep)
     if refused:
         at = _where(value, refused[0])
@@ -141,4 +143,12 @@ def loads(data: str | bytes, where: str, what: str = "JSON", max_depth: int = MA
     return value
 
 
-__all__ = ["HOOKS", "MAX_DEPTH", "MAX_INT_DIGITS", "JSONInputError", "NumberRefused", "loads"]
+__all__ = [
+    "HOOKS",
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "JSONInputError",
+    "NumberRefused",
+    "loads",
+    "too_deep",
+]

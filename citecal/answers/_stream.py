@@ -30,7 +30,7 @@ from typing import IO, Any, Literal
 import ijson
 
 from citecal._io import atomic_path, check_regular_file
-from citecal._json import HOOKS, NumberRefused
+from citecal._json import HOOKS, NumberRefused, too_deep
 from citecal.answers._gate import batch_gate
 from citecal.answers._models import AnswerMetrics, ItemResult, MalformedRecord, ValidateResult
 from citecal.answers._validate import validate_item
@@ -53,20 +53,6 @@ def _too_deep(where: str) -> InputError:
     )
 
 
-def _depth_exceeds(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether a parsed JSON value nests arrays/objects deeper than ``limit`` (iterative)."""
-    if not isinstance(value, dict | list):
-        return False
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return False
-
-
 def _loads(raw: bytes | str, where: str) -> Any:
     """``json.loads`` that refuses nesting deeper than :data:`MAX_JSON_DEPTH`.
 
@@ -78,7 +64,7 @@ def _loads(raw: bytes | str, where: str) -> Any:
         value = json.loads(raw, **HOOKS)  # no NaN, Infinity or 5 000-digit integer (README)
     except RecursionError:
         raise _too_deep(where) from None
-    if _depth_exceeds(value):
+    if too_deep(value, MAX_JSON_DEPTH):
         raise _too_deep(where)
     return value
 
