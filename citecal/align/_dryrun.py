@@ -24,21 +24,6 @@ CRITIC_ANSWER_TOKENS = 400
 """Allowance for one critic answer (a few edits of one or two sentences)."""
 
 
-def estimate_search(
-    table: pd.DataFrame,
-    config: JudgeConfig,
-    *,
-    prompt: str,
-    model: str | None,
-    settings: AlignSettings,
-    use_cache: bool = True,
-) -> str:
-    """One line: calls, tokens and dollars of the search, at most (see module doc)."""
-    return search_estimate(
-        table, config, prompt=prompt, model=model, settings=settings, use_cache=use_cache
-    )[0]
-
-
 def search_estimate(
     table: pd.DataFrame,
     config: JudgeConfig,
