@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from citecal.config import Config, JudgeConfig
+
 CART = '''"""A shopping cart."""
 
 
@@ -57,3 +59,16 @@ def shop_report(tmp_path: Path) -> Path:
     path = tmp_path / "report.md"
     path.write_text(REPORT)
     return path
+
+
+def judge_config(base_url: str, tmp_path: Path) -> Config:
+    """Settings for a judge on the local test server: its own cache, no escalation, quick
+    timeouts (the correction tests' judges answer at once)."""
+    return Config(
+        judge=JudgeConfig(
+            base_url=base_url,
+            cache_path=str(tmp_path / "cache.sqlite3"),
+            escalation_model=None,
+            timeout_s=5.0,
+        )
+    )

@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from correct_factories import CART
+from correct_factories import CART, judge_config
 
-from citecal.config import Config, JudgeConfig
 from citecal.correct import CorrectionRun, correct_report
 from citecal.correct._rewrite import build_rewriter
 from citecal.source import open_store
@@ -49,14 +48,7 @@ def server() -> Iterator[FakeOpenAIServer]:
 def _run(shop: Path, server: FakeOpenAIServer, tmp_path: Path, text: str) -> CorrectionRun:
     from citecal.verify.judge import build_judge
 
-    config = Config(
-        judge=JudgeConfig(
-            base_url=server.base_url,
-            cache_path=str(tmp_path / "cache.sqlite3"),
-            escalation_model=None,
-            timeout_s=5.0,
-        )
-    )
+    config = judge_config(server.base_url, tmp_path)
     judge = build_judge(config.judge)
     try:
         with open_store(shop) as store:

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from correct_factories import CART
+from correct_factories import CART, judge_config
 
-from citecal.config import Config, JudgeConfig
+from citecal.config import Config
 from citecal.correct import CorrectionRun, correct_report
 from citecal.correct._repair import fixed_range, repair_candidates
 from citecal.models import Citation
@@ -123,14 +123,7 @@ class _Judge:
     def __init__(self, server: FakeOpenAIServer, tmp_path: Path) -> None:
         from citecal.verify.judge import build_judge
 
-        self.config = Config(
-            judge=JudgeConfig(
-                base_url=server.base_url,
-                cache_path=str(tmp_path / "cache.sqlite3"),
-                escalation_model=None,
-                timeout_s=5.0,
-            )
-        )
+        self.config = judge_config(server.base_url, tmp_path)
         self.judge = build_judge(self.config.judge)
 
 

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from correct_factories import judge_config as judge_settings
 
-from citecal.config import Config, JudgeConfig
+from citecal.config import Config
 from citecal.correct import CorrectionRun, RepoIndex, correct_report
 from citecal.source import open_store
 from citecal.testing import FakeOpenAIServer
@@ -67,14 +68,7 @@ def judge_config(tmp_path: Path) -> Iterator[tuple[Config, object]]:
     from citecal.verify.judge import build_judge
 
     with FakeOpenAIServer(handler=_never_supports) as srv:
-        config = Config(
-            judge=JudgeConfig(
-                base_url=srv.base_url,
-                cache_path=str(tmp_path / "cache.sqlite3"),
-                escalation_model=None,
-                timeout_s=5.0,
-            )
-        )
+        config = judge_settings(srv.base_url, tmp_path)
         judge = build_judge(config.judge)
         try:
             yield config, judge
