@@ -195,3 +195,20 @@ def test_ranking_per_language_and_size_counts_natural_reports_only() -> None:
     assert by["language"]["rust"].n == 3 and by["language"]["rust"].unsupported == 1
     assert by["size"]["small"].n == 5
     assert _folds.ranking_natural_of(items[-2:]) == {}
+
+
+def test_a_rows_item_keeps_each_judges_verdict_and_confidence() -> None:
+    from citecal.cascade._cascade import predict
+
+    feats = FeatureInput(claim="c", code="x")
+    row = Row(
+        "pkg", feats, "not_supports", True, judges=(("m", 0.5),),
+        judge_verdicts=(("m", "supports", 0.97),),
+    )  # fmt: skip
+    item = row.item(0.8)
+    # a judge tier with a confidence source reads the verdict and its confidence_value,
+    # not the support score (README "Judge confidence")
+    assert predict("judge", item, "m") == ("supports", 0.97)
+    assert predict("rules", item) == ("not_supports", 1.0) and item.local == 0.8
+    assert item.human is True
+    assert row.item(with_rule=False).rule is None
